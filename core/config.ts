@@ -1,0 +1,61 @@
+/**
+ * The harness configuration and where it lives on disk.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+
+/** The approval policy for tools that need approval. */
+export type ApprovalPolicy = "ask" | "auto" | "deny";
+
+/**
+ * The harness configuration, as `config.yaml` holds it. Keys are never here: only the name of
+ * the environment variable that holds one.
+ *
+ * @example
+ * ```ts
+ * import type { AmberConfig } from "@amber/core";
+ * const config: AmberConfig = {
+ *   provider: "openai",
+ *   model: "gpt-5",
+ *   apiKeyEnv: "OPENAI_API_KEY",
+ *   plugins: { hello: { greeting: "Hi" } },
+ * };
+ * ```
+ */
+export interface AmberConfig {
+  /** The preset in use. */
+  readonly provider?: string;
+  /** The model in use. */
+  readonly model?: string;
+  /** Overrides the preset's base URL. */
+  readonly baseUrl?: string;
+  /** The environment variable that holds the key. */
+  readonly apiKeyEnv?: string;
+  /** The approval policy. */
+  readonly approval?: ApprovalPolicy;
+  /** One section per plugin id. */
+  readonly plugins: { readonly [pluginId: string]: unknown };
+}
+
+/**
+ * The config directory: `$AMBER_CONFIG_DIR`, else `$XDG_CONFIG_HOME/amber`, else
+ * `~/.config/amber`.
+ *
+ * @example
+ * ```ts
+ * import { configDir } from "@amber/core";
+ * const dir = configDir({ AMBER_CONFIG_DIR: "/tmp/amber" });
+ * console.log(dir); // "/tmp/amber"
+ * ```
+ */
+export function configDir(env: { readonly [name: string]: string | undefined }): string {
+  if (env.AMBER_CONFIG_DIR) return env.AMBER_CONFIG_DIR;
+  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, "amber");
+  const home = env.HOME ?? env.USERPROFILE;
+  if (!home) {
+    throw new Error("cannot find a config directory: set AMBER_CONFIG_DIR or HOME");
+  }
+  return join(home, ".config", "amber");
+}

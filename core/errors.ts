@@ -1,0 +1,138 @@
+/**
+ * Error types raised by the plugin runtime. Each names what was wrong and where, and keeps the
+ * underlying failure as `cause`.
+ *
+ * @module
+ */
+
+/**
+ * Base class of every error amber raises on purpose.
+ *
+ * @example
+ * ```ts
+ * import { AmberError } from "@amber/core";
+ * const error = new AmberError("something went wrong");
+ * console.log(error.name); // "AmberError"
+ * ```
+ */
+export class AmberError extends Error {
+  /** Creates an error with a message and an optional cause. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "AmberError";
+  }
+}
+
+/**
+ * A plugin could not be registered: a bad id or version, or an id that is already taken.
+ *
+ * @example
+ * ```ts
+ * import { PluginRegistrationError } from "@amber/core";
+ * const error = new PluginRegistrationError("hello", "plugin id 'hello' is already registered");
+ * console.log(error.pluginId); // "hello"
+ * ```
+ */
+export class PluginRegistrationError extends AmberError {
+  /** The id of the plugin that was refused. */
+  readonly pluginId: string;
+  /** Creates the error for the plugin `pluginId`. */
+  constructor(pluginId: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "PluginRegistrationError";
+    this.pluginId = pluginId;
+  }
+}
+
+/**
+ * A plugin id that the runtime does not know. The message lists the ids that exist.
+ *
+ * @example
+ * ```ts
+ * import { UnknownPluginError } from "@amber/core";
+ * const error = new UnknownPluginError("nope", ["hello", "metrics"]);
+ * console.log(error.message); // "unknown plugin 'nope'; known plugins: hello, metrics"
+ * ```
+ */
+export class UnknownPluginError extends AmberError {
+  /** The id that was asked for. */
+  readonly pluginId: string;
+  /** The ids the runtime knows. */
+  readonly known: readonly string[];
+  /** Creates the error for `pluginId`, listing the `known` ids. */
+  constructor(pluginId: string, known: readonly string[]) {
+    super(
+      `unknown plugin '${pluginId}'; known plugins: ${known.length ? known.join(", ") : "(none)"}`,
+    );
+    this.name = "UnknownPluginError";
+    this.pluginId = pluginId;
+    this.known = known;
+  }
+}
+
+/**
+ * A `plugin.conf` file that cannot be read or parsed. Carries the file path and, when the
+ * content is at fault, the 1-based line.
+ *
+ * @example
+ * ```ts
+ * import { PluginStateError } from "@amber/core";
+ * const error = new PluginStateError("/cfg/plugins/hello/plugin.conf", 2, "expected 'key = value'");
+ * console.log(error.message); // "/cfg/plugins/hello/plugin.conf:2: expected 'key = value'"
+ * ```
+ */
+export class PluginStateError extends AmberError {
+  /** The file at fault. */
+  readonly path: string;
+  /** The 1-based line at fault, or 0 when the whole file is. */
+  readonly line: number;
+  /** Creates the error for `path` at `line` (0 for the whole file). */
+  constructor(path: string, line: number, detail: string, options?: ErrorOptions) {
+    super(`${path}${line > 0 ? `:${line}` : ""}: ${detail}`, options);
+    this.name = "PluginStateError";
+    this.path = path;
+    this.line = line;
+  }
+}
+
+/**
+ * Something a plugin did went wrong: it threw, rejected, timed out or returned an invalid value.
+ * The host reports it and keeps running.
+ *
+ * @example
+ * ```ts
+ * import { PluginFaultError } from "@amber/core";
+ * const error = new PluginFaultError("hello", "tick", new Error("boom"));
+ * console.log(error.message); // "plugin 'hello' failed in tick: boom"
+ * ```
+ */
+export class PluginFaultError extends AmberError {
+  /** The plugin at fault. */
+  readonly pluginId: string;
+  /** Where it failed: `initialize`, `tick`, `shutdown`, a capability name, an event type... */
+  readonly where: string;
+  /** Creates the error; the message quotes the cause's message. */
+  constructor(pluginId: string, where: string, cause: unknown) {
+    super(`plugin '${pluginId}' failed in ${where}: ${describeError(cause)}`, { cause });
+    this.name = "PluginFaultError";
+    this.pluginId = pluginId;
+    this.where = where;
+  }
+}
+
+/**
+ * Turns anything thrown into a one-line description.
+ *
+ * @example
+ * ```ts
+ * import { describeError } from "@amber/core";
+ * console.log(describeError(new TypeError("bad"))); // "TypeError: bad"
+ * console.log(describeError("plain")); // "plain"
+ * ```
+ */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    return error.name === "Error" ? error.message : `${error.name}: ${error.message}`;
+  }
+  return String(error);
+}

@@ -1,0 +1,188 @@
+/**
+ * The event bus: typed events, observers and interceptors. Publishing with no subscribers does
+ * no work, and a handler that throws is contained and reported.
+ *
+ * @module
+ */
+
+import type { Message } from "./message.ts";
+import type { ToolResult } from "./tool.ts";
+
+/**
+ * The events the harness publishes, by type.
+ */
+export interface AmberEvents {
+  /** A turn begins. Interceptable: an interceptor returning false cancels the turn. */
+  turnStarted: { readonly prompt: string };
+  /** A turn ended. */
+  turnEnded: { readonly cancelled: boolean };
+  /** A message was committed to the transcript. */
+  messageAdded: { readonly message: Message; readonly index: number };
+  /** The model asked for a tool, before the approval gate. Interceptable. */
+  toolRequested: { readonly callId: string; readonly name: string; readonly args: unknown };
+  /** A tool finished. */
+  toolCompleted: {
+    readonly callId: string;
+    readonly name: string;
+    readonly result: ToolResult;
+    readonly durationMs: number;
+  };
+  /** A model response ended. */
+  llmResponse: {
+    readonly status: number;
+    readonly promptTokens: number;
+    readonly completionTokens: number;
+  };
+  /** Something went wrong that the user should know of. */
+  errorRaised: { readonly kind: string; readonly message: string; readonly retryable: boolean };
+  /** A plugin became active. */
+  pluginEnabled: { readonly id: string };
+  /** A plugin was switched off. */
+  pluginDisabled: { readonly id: string };
+  /** A plugin failed. */
+  pluginFailed: { readonly id: string; readonly reason: string };
+}
+
+/** The types an interceptor may cancel. */
+export type InterceptableEvent = "turnStarted" | "toolRequested";
+
+/** An observer. */
+export type EventHandler<T> = (event: T) => void;
+
+/** An interceptor: returning false cancels the event. */
+export type EventInterceptor<T> = (event: T) => boolean | void;
+
+/** A subscription; `unsubscribe` is idempotent. */
+export interface Subscription {
+  /** Ends the subscription. */
+  unsubscribe(): void;
+}
+
+/** Where contained handler errors go. */
+export type HandlerErrorSink = (error: unknown, type: string) => void;
+
+/**
+ * The part of the bus a plugin gets: it may listen, never publish the harness's own events.
+ */
+export interface PluginEvents {
+  /** Observes `type`. */
+  subscribe<K extends keyof AmberEvents>(
+    type: K,
+    handler: EventHandler<AmberEvents[K]>,
+  ): Subscription;
+  /** Intercepts `type` before any observer; returning false cancels it. */
+  intercept<K extends InterceptableEvent>(
+    type: K,
+    interceptor: EventInterceptor<AmberEvents[K]>,
+  ): Subscription;
+}
+
+type Listener = { fn: (event: never) => unknown; intercepts: boolean };
+
+/**
+ * The harness's event bus. Interceptors run before observers, newest first; observers run in
+ * subscription order. Handler lists are copied on change, never on publish.
+ *
+ * @example
+ * ```ts
+ * import { EventBus } from "@amber/core";
+ * const bus = new EventBus();
+ * const seen: string[] = [];
+ * bus.subscribe("toolCompleted", (event) => seen.push(event.name));
+ * bus.intercept("toolRequested", (event) => event.name !== "rm");
+ * console.log(bus.publish("toolRequested", { callId: "1", name: "rm", args: {} })); // false
+ * ```
+ */
+export class EventBus implements PluginEvents {
+  // Every type is a key from the start and emptied to undefined, never deleted, so the object
+  // keeps one shape and the lookup in publish stays monomorphic.
+  #listeners: { [K in keyof AmberEvents]: Listener[] | undefined } = {
+    turnStarted: undefined,
+    turnEnded: undefined,
+    messageAdded: undefined,
+    toolRequested: undefined,
+    toolCompleted: undefined,
+    llmResponse: undefined,
+    errorRaised: undefined,
+    pluginEnabled: undefined,
+    pluginDisabled: undefined,
+    pluginFailed: undefined,
+  };
+  #onError: HandlerErrorSink;
+
+  /** Creates a bus; `onError` receives what handlers throw (default: ignored after logging). */
+  constructor(onError?: HandlerErrorSink) {
+    this.#onError = onError ??
+      ((error, type) => console.error(`event handler for ${type}:`, error));
+  }
+
+  /** Observes `type`. */
+  subscribe<K extends keyof AmberEvents>(
+    type: K,
+    handler: EventHandler<AmberEvents[K]>,
+  ): Subscription {
+    return this.#add(type, { fn: handler as Listener["fn"], intercepts: false });
+  }
+
+  /** Intercepts `type` before every observer; returning false cancels it. */
+  intercept<K extends InterceptableEvent>(
+    type: K,
+    interceptor: EventInterceptor<AmberEvents[K]>,
+  ): Subscription {
+    return this.#add(type, { fn: interceptor as Listener["fn"], intercepts: true });
+  }
+
+  /**
+   * Delivers `event` to every handler of `type`. Returns false when an interceptor cancelled
+   * it (observers are then not called), true otherwise.
+   */
+  publish<K extends keyof AmberEvents>(type: K, event: AmberEvents[K]): boolean {
+    const list = this.#listeners[type];
+    if (list === undefined) return true;
+    for (let i = 0; i < list.length; i++) {
+      const listener = list[i];
+      try {
+        const verdict = (listener.fn as (event: AmberEvents[K]) => unknown)(event);
+        if (listener.intercepts && verdict === false) return false;
+      } catch (error) {
+        this.#report(error, type);
+      }
+    }
+    return true;
+  }
+
+  /** Whether anything listens to `type`; lets a publisher skip building an event. */
+  has(type: keyof AmberEvents): boolean {
+    return this.#listeners[type] !== undefined;
+  }
+
+  /** How many handlers `type` has. */
+  count(type: keyof AmberEvents): number {
+    return this.#listeners[type]?.length ?? 0;
+  }
+
+  #add(type: keyof AmberEvents, listener: Listener): Subscription {
+    const old = this.#listeners[type] ?? [];
+    // Interceptors sit at the front, newest first; observers follow in subscription order.
+    this.#listeners[type] = listener.intercepts ? [listener, ...old] : [...old, listener];
+    let live = true;
+    return {
+      unsubscribe: () => {
+        if (!live) return;
+        live = false;
+        const current = this.#listeners[type];
+        if (current === undefined) return;
+        const next = current.filter((entry) => entry !== listener);
+        this.#listeners[type] = next.length === 0 ? undefined : next;
+      },
+    };
+  }
+
+  #report(error: unknown, type: string): void {
+    try {
+      this.#onError(error, type);
+    } catch {
+      // A failing error sink must not take delivery down with it.
+    }
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The neutral conversation every dialect translates to and from.
+ *
+ * @module
+ */
+
+/**
+ * A tool call as the model asked for it, normalised across wire protocols.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCall } from "@amber/core";
+ * const call: ToolCall = { id: "call_1", name: "greet", arguments: '{"name":"amber"}' };
+ * ```
+ */
+export interface ToolCall {
+  /** The provider's id for the call; tool results answer it. */
+  readonly id: string;
+  /** The tool's name. */
+  readonly name: string;
+  /** The arguments as the JSON text the model produced. */
+  readonly arguments: string;
+}
+
+/**
+ * One message of a conversation.
+ *
+ * @example
+ * ```ts
+ * import type { Message } from "@amber/core";
+ * const messages: Message[] = [
+ *   { role: "system", content: "You are terse." },
+ *   { role: "user", content: "Hi" },
+ * ];
+ * ```
+ */
+export type Message =
+  | { readonly role: "system"; readonly content: string; readonly source?: string }
+  | { readonly role: "user"; readonly content: string }
+  | {
+    readonly role: "assistant";
+    readonly content: string;
+    readonly reasoning?: string;
+    readonly toolCalls?: readonly ToolCall[];
+  }
+  | {
+    readonly role: "tool";
+    readonly toolCallId: string;
+    readonly name: string;
+    readonly content: string;
+    readonly isError?: boolean;
+  };

@@ -1,0 +1,82 @@
+/**
+ * The plugin contract.
+ *
+ * @module
+ */
+
+import type { Capability } from "./capability.ts";
+import type { PluginContext } from "./services.ts";
+
+/**
+ * The common categories. The category is open: an unknown value groups under its own heading.
+ *
+ * @example
+ * ```ts
+ * import { PluginCategory } from "@amber/core";
+ * console.log(PluginCategory.Tools); // "tools"
+ * ```
+ */
+export const PluginCategory = Object.freeze(
+  {
+    Provider: "provider",
+    Observability: "observability",
+    Tools: "tools",
+    Ui: "ui",
+    Memory: "memory",
+    Search: "search",
+    Other: "other",
+  } as const,
+);
+
+/**
+ * A plugin: an id, a version, a name, a lifecycle, and the capabilities it declares.
+ *
+ * @example
+ * ```ts
+ * import type { Plugin } from "@amber/core";
+ * const quiet: Plugin = {
+ *   id: "quiet",
+ *   version: "1.0.0",
+ *   name: "Quiet",
+ *   initialize: () => true,
+ *   shutdown: () => {},
+ *   capabilities: () => [
+ *     { kind: "prompt", name: "style", priority: 400, render: () => "Answer briefly." },
+ *   ],
+ * };
+ * ```
+ */
+export interface Plugin {
+  /** A slug, `[a-z0-9_]+`, unique in the harness: the ledger owner and the state directory. */
+  readonly id: string;
+  /** A semver version. */
+  readonly version: string;
+  /** The display name. */
+  readonly name: string;
+  /** One line shown in the plugin list. */
+  readonly description?: string;
+  /** Groups the plugin in the list; see {@linkcode PluginCategory}. */
+  readonly category?: string;
+  /** Whether it is on when no `plugin.conf` says otherwise. Defaults to true. */
+  readonly enabledByDefault?: boolean;
+  /** Captures the context. False (or a rejection, or a throw) marks the plugin Failed. */
+  initialize(context: PluginContext): boolean | Promise<boolean>;
+  /** Releases plugin-owned resources. Contributions are the ledger's business, not this. */
+  shutdown(): void | Promise<void>;
+  /** Time-driven work; must not block. */
+  tick?(): void;
+  /** Called once per activation; the runtime installs each capability and ledgers it. */
+  capabilities(): readonly Capability[];
+}
+
+/**
+ * Where a plugin is in its lifecycle.
+ */
+export type PluginState =
+  | { readonly status: "registered" }
+  | { readonly status: "active" }
+  | { readonly status: "disabled" }
+  | { readonly status: "failed"; readonly reason: string };
+
+/** The pattern every plugin id matches. */
+export const PLUGIN_ID_PATTERN: RegExp = /^[a-z0-9_]+$/;

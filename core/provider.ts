@@ -1,0 +1,131 @@
+/**
+ * Providers: the presets a plugin offers and the wire protocols (flavors) it may bring.
+ *
+ * @module
+ */
+
+import type { OwnedRegistry } from "./registry.ts";
+
+/**
+ * A wire protocol. The provider dialects extend this with request building and stream decoding.
+ */
+export interface Dialect {
+  /** The flavor this dialect speaks. */
+  readonly flavor: string;
+}
+
+/** Builds a dialect; called once per client. */
+export type DialectFactory = () => Dialect;
+
+/**
+ * A named way to reach a model service.
+ *
+ * @example
+ * ```ts
+ * import type { Preset } from "@amber/core";
+ * const preset: Preset = {
+ *   name: "openrouter",
+ *   flavor: "openai",
+ *   baseUrl: "https://openrouter.ai/api/v1",
+ *   defaultModel: "openai/gpt-5",
+ *   requiresKey: true,
+ *   keyEnv: "OPENROUTER_API_KEY",
+ * };
+ * ```
+ */
+export interface Preset {
+  /** Unique across the harness. */
+  readonly name: string;
+  /** The wire protocol it speaks. */
+  readonly flavor: string;
+  /** The API's base URL. */
+  readonly baseUrl: string;
+  /** The model used when none is chosen. */
+  readonly defaultModel: string;
+  /** Whether requests need a key. */
+  readonly requiresKey: boolean;
+  /** The environment variable that holds the key. */
+  readonly keyEnv?: string;
+}
+
+/**
+ * A provider capability: presets and, only for a protocol of its own, a dialect factory. A
+ * provider that speaks the shared `openai` protocol passes no dialect.
+ *
+ * @example
+ * ```ts
+ * import type { ProviderCapability } from "@amber/core";
+ * const provider: ProviderCapability = {
+ *   kind: "provider",
+ *   name: "groq",
+ *   flavor: "openai",
+ *   presets: [{
+ *     name: "groq",
+ *     flavor: "openai",
+ *     baseUrl: "https://api.groq.com/openai/v1",
+ *     defaultModel: "llama-3.3-70b-versatile",
+ *     requiresKey: true,
+ *     keyEnv: "GROQ_API_KEY",
+ *   }],
+ * };
+ * ```
+ */
+export interface ProviderCapability {
+  /** The dispatch key. */
+  readonly kind: "provider";
+  /** Unique within the plugin. */
+  readonly name: string;
+  /** The flavor the presets speak. */
+  readonly flavor: string;
+  /** The dialect of a protocol this plugin owns; absent for a shared protocol. */
+  readonly dialect?: DialectFactory;
+  /** The presets. */
+  readonly presets: readonly Preset[];
+}
+
+/** A preset with its owner. */
+export interface PresetEntry extends Preset {
+  /** The plugin that contributed it, or `core`. */
+  readonly owner: string;
+}
+
+/** A flavor with its owner. */
+export interface FlavorEntry {
+  /** The flavor. */
+  readonly flavor: string;
+  /** The plugin that owns it, or `core`. */
+  readonly owner: string;
+}
+
+/** How a flavor name resolved. */
+export interface ResolvedFlavor {
+  /** The flavor asked for. */
+  readonly requested: string;
+  /** The flavor used: the one asked for, or `openai` when it is unknown. */
+  readonly flavor: string;
+  /** Whether the unknown-flavor fallback applied. */
+  readonly fellBack: boolean;
+  /** The plugin that owns the flavor used, or `core`. */
+  readonly owner: string;
+  /** The dialect factory. */
+  readonly dialect: DialectFactory;
+}
+
+/**
+ * The provider registry contract.
+ */
+export interface ProviderRegistry extends OwnedRegistry<ProviderCapability> {
+  /** Every preset. */
+  presets(): readonly PresetEntry[];
+  /** The preset called `name`, if any. */
+  preset(name: string): PresetEntry | undefined;
+  /** Every flavor with a dialect. */
+  flavors(): readonly FlavorEntry[];
+  /**
+   * Resolves a flavor: a live one as is; one whose plugin was switched off fails loudly with a
+   * `FlavorUnavailableError`; an unknown one falls back to the core-owned `openai`.
+   */
+  resolveFlavor(flavor: string): ResolvedFlavor;
+  /** Says that `owner` provides `flavor` even while it is off, so it fails loudly then. */
+  claimFlavor(flavor: string, owner: string): void;
+}

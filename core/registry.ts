@@ -1,0 +1,69 @@
+/**
+ * What every registry has in common: the runtime installs into it for an owner, and can ask it
+ * what each owner still has there.
+ *
+ * @module
+ */
+
+import type { AllowanceRegistry } from "./allowance.ts";
+import type { InstallResult } from "./capability.ts";
+import type { CommandRegistry } from "./command.ts";
+import type { PanelRegistry } from "./panel.ts";
+import type { PromptRegistry } from "./prompt.ts";
+import type { ProviderRegistry } from "./provider.ts";
+import type { StatusRegistry } from "./status.ts";
+import type { ToolRegistry } from "./tool.ts";
+import type { WalletRegistry } from "./wallet.ts";
+import type { PluginServices } from "./services.ts";
+
+/**
+ * The part of a registry the runtime uses.
+ *
+ * @example
+ * ```ts
+ * import type { OwnedRegistry, RegistryEntry } from "@amber/core";
+ * function ownedBy(registry: OwnedRegistry<unknown>, owner: string): RegistryEntry[] {
+ *   return registry.entries().filter((entry) => entry.owner === owner);
+ * }
+ * ```
+ */
+export interface OwnedRegistry<C> {
+  /** Installs `capability` for `owner`. Never throws for a plugin's fault. */
+  install(owner: string, capability: C, services: PluginServices): InstallResult;
+  /** Every live entry as `{id, owner}`, in registry order. */
+  entries(): readonly RegistryEntry[];
+  /** Removes whatever `owner` still has here; returns the ids removed. */
+  purge(owner: string): readonly string[];
+  /** Moves on every change. */
+  readonly version: number;
+}
+
+/** One live entry of a registry. */
+export interface RegistryEntry {
+  /** The entry's id in its registry (tool name, segment name, command root, ...). */
+  readonly id: string;
+  /** The plugin that owns it, or `core`. */
+  readonly owner: string;
+}
+
+/**
+ * The eight registries, keyed by the capability kind each installs.
+ */
+export interface Registries {
+  /** Tools. */
+  readonly tool: ToolRegistry;
+  /** Prompt blocks. */
+  readonly prompt: PromptRegistry;
+  /** Status segments. */
+  readonly status: StatusRegistry;
+  /** Panels. */
+  readonly panel: PanelRegistry;
+  /** Commands. */
+  readonly command: CommandRegistry;
+  /** Providers. */
+  readonly provider: ProviderRegistry;
+  /** Wallets. */
+  readonly wallet: WalletRegistry;
+  /** Allowances. */
+  readonly allowance: AllowanceRegistry;
+}

@@ -1,0 +1,131 @@
+/**
+ * What a plugin is handed: the context at initialization, and the services a capability's
+ * factory receives at install.
+ *
+ * @module
+ */
+
+import type { AmberConfig } from "./config.ts";
+import type { PluginEvents } from "./events.ts";
+import type { ToolView } from "./tool.ts";
+
+/** The workspace the agent works in. */
+export interface Workspace {
+  /** Its absolute root directory. */
+  readonly root: string;
+}
+
+/** A background process started by a tool. */
+export interface JobInfo {
+  /** The job's id. */
+  readonly id: string;
+  /** The command line. */
+  readonly command: readonly string[];
+  /** Whether it is still running. */
+  readonly running: boolean;
+  /** The exit code once it ended. */
+  readonly exitCode?: number;
+}
+
+/** The host's background jobs. */
+export interface JobService {
+  /** Starts a command in the workspace. */
+  start(command: readonly string[]): Promise<JobInfo>;
+  /** The output gathered since the last read. */
+  read(id: string): Promise<{ readonly output: string; readonly info: JobInfo }>;
+  /** Stops a job. */
+  stop(id: string): Promise<JobInfo>;
+  /** Every job. */
+  list(): readonly JobInfo[];
+}
+
+/** One item of the host's todo list. */
+export interface TodoItem {
+  /** What to do. */
+  readonly content: string;
+  /** Where it stands. */
+  readonly status: "pending" | "in_progress" | "completed";
+}
+
+/** The host's todo list. */
+export interface TodoService {
+  /** The list now. */
+  list(): readonly TodoItem[];
+  /** Replaces the list. */
+  write(items: readonly TodoItem[]): void;
+}
+
+/** The host's sub-agents. */
+export interface SubagentService {
+  /** Runs a nested agent on `prompt` and returns its final answer. */
+  run(prompt: string, options: { readonly signal: AbortSignal }): Promise<string>;
+}
+
+/**
+ * Services only a host provides. Each is absent until the host attaches it; a capability that
+ * needs one declines when it is missing.
+ */
+export interface HostServices {
+  /** Background jobs. */
+  readonly jobs?: JobService;
+  /** The todo list. */
+  readonly todos?: TodoService;
+  /** Sub-agents. */
+  readonly subagents?: SubagentService;
+  /** Aborted when the user cancels. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * What `initialize` receives.
+ *
+ * @example
+ * ```ts
+ * import type { Plugin, PluginContext } from "@amber/core";
+ * let context: PluginContext | undefined;
+ * const plugin: Plugin = {
+ *   id: "watcher",
+ *   version: "1.0.0",
+ *   name: "Watcher",
+ *   initialize(ctx) {
+ *     context = ctx;
+ *     ctx.events.subscribe("toolCompleted", (event) => console.log(event.name));
+ *     return true;
+ *   },
+ *   shutdown() {},
+ *   capabilities: () => [],
+ * };
+ * ```
+ */
+export interface PluginContext {
+  /** The plugin's own id. */
+  readonly pluginId: string;
+  /** Subscriptions made here belong to the plugin and end when it is disabled. */
+  readonly events: PluginEvents;
+  /** The tools, read-only. */
+  readonly tools: ToolView;
+  /** The host's live configuration: call it when you need it, never keep what it returns. */
+  config(): AmberConfig;
+  /** This plugin's section of the configuration, read live. */
+  section(): unknown;
+  /** The workspace. */
+  readonly workspace: Workspace;
+}
+
+/**
+ * What a capability's factory receives at install.
+ */
+export interface PluginServices {
+  /** The plugin being installed. */
+  readonly owner: string;
+  /** The tools, read-only. */
+  readonly tools: ToolView;
+  /** Subscriptions made here belong to the plugin. */
+  readonly events: PluginEvents;
+  /** The host's live configuration. */
+  config(): AmberConfig;
+  /** The host's services; each may be absent. */
+  readonly host: HostServices;
+  /** The workspace. */
+  readonly workspace: Workspace;
+}
