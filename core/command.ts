@@ -52,7 +52,10 @@ export interface CommandCapability {
   readonly man?: string;
   /** The nodes below the root. */
   readonly subtree: { readonly [name: string]: CommandNode };
-  /** Handlers by dotted path ("greet", "config.set"); a leaf without one is inert. */
+  /**
+   * Handlers by dotted path below the root ("greet", "config.set"); `""` makes a root without
+   * children executable itself. A leaf without one is inert.
+   */
   readonly handlers: { readonly [path: string]: CommandHandler };
 }
 
@@ -68,7 +71,10 @@ export interface CommandTreeNode {
   readonly help: string;
   /** The manual. */
   readonly man: string;
-  /** `plugin.<id>.<path>` (or `core.<root>.<path>`) for an executable leaf; undefined if inert. */
+  /**
+   * `plugin.<id>.<root>.<path>` (or `core.<root>.<path>`) for an executable leaf; undefined if
+   * inert. The root is in it so that one plugin's two roots never derive the same action.
+   */
   readonly action?: string;
   /** Child nodes, in declaration order. */
   readonly children: readonly CommandTreeNode[];

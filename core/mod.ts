@@ -30,3 +30,5 @@ export * from "./services.ts";
 export * from "./status.ts";
 export * from "./tool.ts";
 export * from "./wallet.ts";
+export * from "./plugin_state.ts";
+export * from "./runtime.ts";

@@ -1,0 +1,207 @@
+/**
+ * The `amber` command: parses the command line and runs one subcommand against a started host.
+ * Exit codes: 0 done, 1 failed, 2 usage (an unknown command, plugin, panel or option; the
+ * message lists what exists).
+ *
+ * @module
+ */
+
+import { type CommandTreeNode, describeError, UnknownPluginError } from "@amber/core";
+import { intOption, parseArgs, UsageError } from "./args.ts";
+import { type Host, openHost } from "./host.ts";
+import { describeContributions, describeState, pluginConsoleLines } from "./plugin_console.ts";
+import { VERSION } from "./version.ts";
+
+/** Where the CLI writes. */
+export interface Io {
+  /** Standard output. */
+  out(text: string): void;
+  /** Standard error. */
+  err(text: string): void;
+}
+
+const USAGE = `amber ${VERSION}: a plugin runtime for coding-agent sessions
+
+usage: amber <command> [options]
+
+commands:
+  plugins list                    every plugin, grouped by category
+  plugins info <id>               one plugin: state, failure reason, contributions
+  plugins enable|disable <id>     switch a plugin on or off (persisted)
+  tools                           every tool with its owner
+  cmd <root> <path...> [arg]      run a plugin command (amber cmd hello greet amber)
+  status [--width N]              the status bar
+  panel <id> [--width N]          a panel's text
+
+options:
+  --config-dir DIR                the config directory (else $AMBER_CONFIG_DIR,
+                                  $XDG_CONFIG_HOME/amber, ~/.config/amber)
+  --workspace DIR                 the workspace (else the directory amber started in)
+  --version                       the version
+  --help                          this text`;
+
+const COMMANDS = ["plugins", "tools", "cmd", "status", "panel"];
+
+/**
+ * Runs the CLI on `args` and returns the exit code.
+ *
+ * @example
+ * ```ts
+ * import { main } from "@amber/cli";
+ * const lines: string[] = [];
+ * const code = await main(["--version"], { out: (t) => lines.push(t), err: () => {} });
+ * console.log(code, lines[0].startsWith("amber ")); // 0 true
+ * ```
+ */
+export async function main(args: readonly string[], io: Io): Promise<number> {
+  let host: Host | undefined;
+  try {
+    const parsed = parseArgs(args, ["config-dir", "workspace", "width"], ["version", "help"]);
+    if (parsed.switches.has("version")) {
+      io.out(`amber ${VERSION}`);
+      return 0;
+    }
+    const [command, ...rest] = parsed.words;
+    if (parsed.switches.has("help") || command === undefined || command === "help") {
+      io.out(USAGE);
+      return command === undefined && !parsed.switches.has("help") ? 2 : 0;
+    }
+    if (!COMMANDS.includes(command)) {
+      throw new UsageError(`unknown command '${command}'; commands: ${COMMANDS.join(", ")}`);
+    }
+    host = await openHost({
+      configDir: parsed.options.get("config-dir"),
+      workspace: parsed.options.get("workspace") ?? Deno.env.get("INIT_CWD"),
+      onDiagnostic: (d) => io.err(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`),
+    });
+    const width = intOption(parsed, "width", terminalWidth());
+    switch (command) {
+      case "plugins":
+        return await pluginsCommand(host, rest, io);
+      case "tools":
+        return toolsCommand(host, io);
+      case "cmd":
+        return await cmdCommand(host, rest, io);
+      case "status":
+        io.out(host.registries.status.compose(width, host.snapshot()).text);
+        return 0;
+      default:
+        return panelCommand(host, rest, width, io);
+    }
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof UnknownPluginError) {
+      io.err(`amber: ${error.message}`);
+      return 2;
+    }
+    io.err(`amber: ${describeError(error)}`);
+    return 1;
+  } finally {
+    await host?.close();
+  }
+}
+
+async function pluginsCommand(host: Host, words: readonly string[], io: Io): Promise<number> {
+  const [verb, id, ...extra] = words;
+  const verbs = ["list", "info", "enable", "disable"];
+  if (verb === undefined || verb === "list") {
+    if (id !== undefined) throw new UsageError("plugins list takes no arguments");
+    io.out(pluginConsoleLines(host.runtime.list(), Number.MAX_SAFE_INTEGER).join("\n"));
+    return 0;
+  }
+  if (!verbs.includes(verb)) {
+    throw new UsageError(`unknown plugins command '${verb}'; commands: ${verbs.join(", ")}`);
+  }
+  if (id === undefined || extra.length > 0) throw new UsageError(`usage: amber plugins ${verb} <id>`);
+  if (verb === "info") {
+    const info = host.runtime.info(id);
+    const { plugin } = info;
+    const lines = [
+      `${plugin.id} ${plugin.version}: ${plugin.name}`,
+      ...(plugin.description ? [`  ${plugin.description}`] : []),
+      `  category: ${plugin.category?.trim() || "other"}`,
+      `  state: ${describeState(info.state)}`,
+      `  contributions: ${describeContributions(info.contributions)}`,
+      ...info.contributions.map((c) => `    ${c.kind} '${c.name}': ${c.ids.join(", ")}`),
+      ...info.declined.map((d) => `  declined '${d.name}': ${d.reason}`),
+    ];
+    io.out(lines.join("\n"));
+    return 0;
+  }
+  const result = await host.runtime.setState(id, verb === "enable");
+  io.out(`${id}: ${describeState(result.state)}${result.path ? ` (saved to ${result.path})` : ""}`);
+  return result.state.status === "failed" ? 1 : 0;
+}
+
+function toolsCommand(host: Host, io: Io): number {
+  const rows = host.registries.tool.list().map((entry) => [
+    entry.tool.name,
+    entry.owner,
+    entry.tool.readOnly ? "read-only" : "writes",
+    entry.tool.requiresApproval ? "asks per call" : "no approval",
+  ]);
+  io.out(rows.length === 0 ? "(no tools)" : table(["tool", "owner", "access", "approval"], rows));
+  return 0;
+}
+
+async function cmdCommand(host: Host, words: readonly string[], io: Io): Promise<number> {
+  const [rootWord, ...rest] = words;
+  const roots = host.registries.command.tree();
+  const names = roots.map((r) => r.name).join(", ");
+  if (rootWord === undefined) throw new UsageError(`usage: amber cmd <root> <path...> [arg]; roots: ${names}`);
+  const root = roots.find((r) => r.name === rootWord);
+  if (root === undefined) {
+    throw new UsageError(`unknown command root '${rootWord}'; roots: ${names}`);
+  }
+  let node: CommandTreeNode = root;
+  const path: string[] = [];
+  let i = 0;
+  for (; i < rest.length; i++) {
+    const child: CommandTreeNode | undefined = node.children.find((c) => c.name === rest[i]);
+    if (child === undefined) break;
+    path.push(child.name);
+    node = child;
+  }
+  if (node.action === undefined && node.children.length > 0) {
+    const where = [rootWord, ...path].join(" ");
+    const next = rest[i] === undefined ? "" : ` has no '${rest[i]}';`;
+    throw new UsageError(
+      `'${where}'${next} choose one of: ${node.children.map((c) => c.name).join(", ")}`,
+    );
+  }
+  const outcome = await host.registries.command.dispatch(rootWord, path, rest.slice(i).join(" "));
+  if (outcome.ok) {
+    io.out(outcome.text);
+    return 0;
+  }
+  io.err(`amber: ${outcome.error}`);
+  return 1;
+}
+
+function panelCommand(host: Host, words: readonly string[], width: number, io: Io): number {
+  const [id, ...extra] = words;
+  const panels = host.registries.panel.list();
+  const known = panels.map((p) => p.id).join(", ");
+  if (id === undefined || extra.length > 0) throw new UsageError(`usage: amber panel <id>; panels: ${known}`);
+  const panel = panels.find((p) => p.id === id);
+  const lines = panel && host.registries.panel.render(id, width);
+  if (panel === undefined || lines === undefined) {
+    throw new UsageError(`unknown panel '${id}'; panels: ${known}`);
+  }
+  io.out([panel.title, "─".repeat(Math.min(width, Math.max(panel.title.length, 1))), ...lines].join("\n"));
+  return 0;
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: readonly string[]): string =>
+    cells.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
+  return [line(header), ...rows.map(line)].join("\n");
+}
+
+function terminalWidth(): number {
+  try {
+    return Deno.stdout.isTerminal() ? Deno.consoleSize().columns : 80;
+  } catch {
+    return 80;
+  }
+}

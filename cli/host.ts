@@ -1,0 +1,220 @@
+/**
+ * The headless host: the registries, the runtime with the bundled plugins, and what the host
+ * itself contributes (status segments, the plugin console panel, the `/set` and `/get` commands).
+ *
+ * @module
+ */
+
+import {
+  type AmberConfig,
+  configDir as defaultConfigDir,
+  type Diagnostic,
+  emptyStatusSnapshot,
+  type Plugin,
+  PluginRuntime,
+  type PluginServices,
+  type Registries,
+  type StatusSegmentCapability,
+  type StatusSnapshot,
+} from "@amber/core";
+import { makeBundledPlugins } from "@amber/plugins";
+import { createRegistries } from "@amber/registries";
+import { loadConfigFile } from "./config_file.ts";
+import { describeState, pluginConsoleLines } from "./plugin_console.ts";
+
+/** Options of {@linkcode openHost}. */
+export interface HostOptions {
+  /** The config directory; see `configDir` in @amber/core for the default. */
+  readonly configDir?: string;
+  /** The workspace root; the current directory by default. */
+  readonly workspace?: string;
+  /** The plugins; the bundled ones by default. */
+  readonly plugins?: readonly Plugin[];
+  /** Receives diagnostics (contained plugin faults, corrupt files). */
+  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
+}
+
+/** A started host. */
+export interface Host {
+  /** The runtime. */
+  readonly runtime: PluginRuntime;
+  /** The registries. */
+  readonly registries: Registries;
+  /** The config directory in use. */
+  readonly configDir: string;
+  /** The configuration loaded from config.yaml. */
+  readonly config: AmberConfig;
+  /** The status snapshot for the current configuration. */
+  snapshot(): StatusSnapshot;
+  /** Deactivates every plugin (their state files stay as they are). */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the registries and the runtime, registers the plugins and starts them.
+ *
+ * @example
+ * ```ts
+ * import { openHost } from "@amber/cli";
+ * const host = await openHost({ configDir: await Deno.makeTempDir() });
+ * console.log(host.runtime.state("hello").status); // "active"
+ * await host.close();
+ * ```
+ */
+export async function openHost(options: HostOptions = {}): Promise<Host> {
+  const dir = options.configDir ?? defaultConfigDir(Deno.env.toObject());
+  const config = await loadConfigFile(dir);
+  let runtime: PluginRuntime | undefined;
+  const registries = createRegistries({
+    coreCommands: {
+      set: {
+        help: "Change a setting",
+        subtree: { plugin: { help: "Turn a plugin on or off: /set plugin on|off <id>" } },
+        handlers: {
+          plugin: async (arg) => {
+            const [word, id, ...rest] = arg.trim().split(/\s+/);
+            if ((word !== "on" && word !== "off") || !id || rest.length > 0) {
+              throw new Error("usage: /set plugin on|off <id>");
+            }
+            const result = await runtime!.setState(id, word === "on");
+            return `${id}: ${describeState(result.state)}`;
+          },
+        },
+      },
+      get: {
+        help: "Show a setting",
+        subtree: { plugin: { help: "Show a plugin: /get plugin <id>" } },
+        handlers: {
+          plugin: (arg) => {
+            const id = arg.trim();
+            if (!id) throw new Error("usage: /get plugin <id>");
+            const info = runtime!.info(id);
+            return `${id} ${info.plugin.version}: ${describeState(info.state)}, ${
+              info.contributions.length
+            } contributions`;
+          },
+        },
+      },
+    },
+    onRenderError: (owner, name, error) =>
+      runtime?.report({
+        pluginId: owner,
+        where: `render of '${name}'`,
+        message: error instanceof Error ? error.message : String(error),
+        error,
+      }),
+  });
+  runtime = new PluginRuntime({
+    registries,
+    configDir: dir,
+    config,
+    workspace: { root: options.workspace ?? Deno.cwd() },
+    onDiagnostic: options.onDiagnostic,
+  });
+  installCoreContributions(runtime);
+  for (const plugin of options.plugins ?? makeBundledPlugins()) runtime.register(plugin);
+  await runtime.start();
+  const live = runtime;
+  return {
+    runtime: live,
+    registries,
+    configDir: dir,
+    config,
+    snapshot: () => snapshotFor(live),
+    close: () => live.stop(),
+  };
+}
+
+function snapshotFor(runtime: PluginRuntime): StatusSnapshot {
+  const config = runtime.config();
+  const providers = runtime.registries.provider;
+  const preset = config.provider ? providers.preset(config.provider) : undefined;
+  const request = {
+    provider: config.provider ?? "",
+    baseUrl: config.baseUrl ?? preset?.baseUrl ?? "",
+    apiKey: undefined,
+  };
+  const hasWallet = runtime.registries.wallet.entries().some((e) => e.id === request.provider);
+  const hasAllowance = runtime.registries.allowance.entries().some((e) =>
+    e.id === request.provider
+  );
+  return {
+    ...emptyStatusSnapshot(),
+    model: config.model ?? preset?.defaultModel ?? "",
+    wallet: hasWallet ? runtime.registries.wallet.readout(request) : "",
+    allowance: hasAllowance ? runtime.registries.allowance.readout(request) : "",
+  };
+}
+
+const CORE_SEGMENTS: readonly StatusSegmentCapability[] = [
+  {
+    kind: "status",
+    name: "model",
+    priority: 100,
+    dropPriority: 90,
+    render: (s) => ({ text: s.model, tone: "accent" }),
+  },
+  {
+    kind: "status",
+    name: "tool",
+    priority: 200,
+    dropPriority: 60,
+    render: (s) => ({ text: s.runningTool ? `⚙ ${s.runningTool}` : "", tone: "warn" }),
+  },
+  {
+    kind: "status",
+    name: "tokens",
+    priority: 300,
+    dropPriority: 40,
+    render: (s) => ({
+      text: s.promptTokens + s.completionTokens > 0
+        ? `↑${compact(s.promptTokens)} ↓${compact(s.completionTokens)}`
+        : "",
+      tone: "dim",
+    }),
+  },
+  {
+    kind: "status",
+    name: "wallet",
+    priority: 800,
+    dropPriority: 20,
+    render: (s) => ({ text: s.wallet, tone: s.wallet === "-" ? "dim" : "good" }),
+  },
+  {
+    kind: "status",
+    name: "allowance",
+    priority: 810,
+    dropPriority: 10,
+    render: (s) => ({ text: s.allowance, tone: "dim" }),
+  },
+];
+
+function installCoreContributions(runtime: PluginRuntime): void {
+  const services: PluginServices = {
+    owner: "core",
+    tools: runtime.registries.tool,
+    events: runtime.events,
+    config: () => runtime.config(),
+    host: {},
+    workspace: { root: Deno.cwd() },
+  };
+  const results = [
+    ...CORE_SEGMENTS.map((segment) => runtime.registries.status.install("core", segment, services)),
+    runtime.registries.panel.install("core", {
+      kind: "panel",
+      name: "plugins",
+      id: "plugins",
+      title: "Plugins",
+      lines: (width) => pluginConsoleLines(runtime.list(), width),
+    }, services),
+  ];
+  for (const result of results) {
+    if (result.status !== "installed") {
+      throw new Error(`core contribution failed: ${JSON.stringify(result)}`);
+    }
+  }
+}
+
+function compact(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}

@@ -1,0 +1,19 @@
+/**
+ * `@amber/cli`: the `amber` command as a library: {@linkcode main} runs it in-process and
+ * {@linkcode openHost} builds the headless host it runs against.
+ *
+ * @example
+ * ```ts
+ * import { main } from "@amber/cli";
+ * const out: string[] = [];
+ * await main(["--version"], { out: (t) => out.push(t), err: () => {} });
+ * console.log(out.length); // 1
+ * ```
+ *
+ * @module
+ */
+
+export { type Io, main } from "./app.ts";
+export { ConfigFileError, loadConfigFile } from "./config_file.ts";
+export { type Host, type HostOptions, openHost } from "./host.ts";
+export { VERSION } from "./version.ts";

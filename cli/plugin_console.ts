@@ -1,0 +1,104 @@
+/**
+ * The plugin console: every plugin grouped by category, as the `plugins` panel and
+ * `amber plugins list` show it.
+ *
+ * @module
+ */
+
+import type { Contribution, PluginRecordView, PluginState } from "@amber/core";
+import { PluginCategory } from "@amber/core";
+
+const CATEGORY_ORDER: readonly string[] = [
+  PluginCategory.Provider,
+  PluginCategory.Tools,
+  PluginCategory.Search,
+  PluginCategory.Memory,
+  PluginCategory.Ui,
+  PluginCategory.Observability,
+  PluginCategory.Other,
+];
+
+/**
+ * A plugin state in words.
+ *
+ * @example
+ * ```ts
+ * import { describeState } from "@amber/cli/console";
+ * console.log(describeState({ status: "failed", reason: "boom" })); // "failed: boom"
+ * ```
+ */
+export function describeState(state: PluginState): string {
+  return state.status === "failed" ? `failed: ${state.reason}` : state.status;
+}
+
+/**
+ * Contributions counted by kind: `1 tool, 1 command`.
+ *
+ * @example
+ * ```ts
+ * import { describeContributions } from "@amber/cli/console";
+ * console.log(describeContributions([])); // "nothing"
+ * ```
+ */
+export function describeContributions(contributions: readonly Contribution[]): string {
+  if (contributions.length === 0) return "nothing";
+  const counts = new Map<string, number>();
+  for (const c of contributions) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
+  return [...counts].map(([kind, n]) => `${n} ${n === 1 ? kind : `${kind}s`}`).join(", ");
+}
+
+/**
+ * Plugins grouped by category: the known categories in a fixed order, then each unknown one
+ * under its own heading, alphabetically.
+ *
+ * @example
+ * ```ts
+ * import { groupByCategory } from "@amber/cli/console";
+ * console.log(groupByCategory([]).length); // 0
+ * ```
+ */
+export function groupByCategory(
+  plugins: readonly PluginRecordView[],
+): readonly { readonly category: string; readonly plugins: readonly PluginRecordView[] }[] {
+  const groups = new Map<string, PluginRecordView[]>();
+  for (const view of plugins) {
+    const category = view.plugin.category?.trim() || PluginCategory.Other;
+    const list = groups.get(category);
+    if (list) list.push(view);
+    else groups.set(category, [view]);
+  }
+  const rank = (c: string): number => {
+    const i = CATEGORY_ORDER.indexOf(c);
+    return i < 0 ? CATEGORY_ORDER.length : i;
+  };
+  return [...groups.keys()]
+    .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+    .map((category) => ({ category, plugins: groups.get(category)! }));
+}
+
+/**
+ * The console's lines for a width.
+ *
+ * @example
+ * ```ts
+ * import { pluginConsoleLines } from "@amber/cli/console";
+ * console.log(pluginConsoleLines([], 80)); // [ "(no plugins)" ]
+ * ```
+ */
+export function pluginConsoleLines(plugins: readonly PluginRecordView[], width: number): string[] {
+  if (plugins.length === 0) return ["(no plugins)"];
+  const lines: string[] = [];
+  const idWidth = Math.max(...plugins.map((p) => p.plugin.id.length));
+  const nameWidth = Math.max(...plugins.map((p) => p.plugin.name.length));
+  const versionWidth = Math.max(...plugins.map((p) => p.plugin.version.length));
+  for (const group of groupByCategory(plugins)) {
+    lines.push(group.category);
+    for (const view of group.plugins) {
+      const line = `  ${view.plugin.id.padEnd(idWidth)}  ${view.plugin.name.padEnd(nameWidth)}  ${
+        view.plugin.version.padEnd(versionWidth)
+      }  ${describeState(view.state).padEnd(8)}  ${describeContributions(view.contributions)}`;
+      lines.push(line.length > width ? `${line.slice(0, Math.max(0, width - 1))}…` : line);
+    }
+  }
+  return lines;
+}

@@ -1,0 +1,20 @@
+/**
+ * amber for Deno: the public facade. A plugin author or an embedder imports from here: the core
+ * contracts and runtime, the registries, and the bundled plugins.
+ *
+ * @example
+ * ```ts
+ * import { createRegistries, makeBundledPlugins, PluginRuntime } from "./mod.ts";
+ * const runtime = new PluginRuntime({ registries: createRegistries() });
+ * for (const plugin of makeBundledPlugins()) runtime.register(plugin);
+ * await runtime.start();
+ * console.log(runtime.state("hello").status); // "active"
+ * await runtime.stop();
+ * ```
+ *
+ * @module
+ */
+
+export * from "@amber/core";
+export { createRegistries, type RegistriesOptions } from "@amber/registries";
+export { makeBundledPlugins } from "@amber/plugins";

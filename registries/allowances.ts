@@ -1,0 +1,191 @@
+/**
+ * The allowance registry: subscription and quota windows (rolling 5-hour sessions, weekly caps,
+ * monthly credits). Same model as wallets: the plugin supplies the fetch, this registry polls,
+ * caches and renders.
+ *
+ * @example
+ * ```ts
+ * import { createAllowanceRegistry } from "@amber/registries/allowances";
+ *
+ * const allowances = createAllowanceRegistry();
+ * const settings = { provider: "opencode_go", baseUrl: "https://opencode.ai/zen/go/v1" };
+ * console.log(allowances.readout(settings)); // "-"
+ * allowances.dispose();
+ * ```
+ *
+ * @module
+ */
+
+import type {
+  AllowanceCapability,
+  AllowanceRegistry,
+  AllowanceSnapshot,
+  AllowanceWindow,
+  InstallResult,
+  PluginServices,
+  RegistryEntry,
+} from "@amber/core";
+import { AccountBook, type AccountSettings } from "./_account.ts";
+
+/**
+ * Options of {@linkcode createAllowanceRegistry}.
+ *
+ * @example
+ * ```ts
+ * import type { AllowanceRegistryOptions } from "@amber/registries/allowances";
+ * const options: AllowanceRegistryOptions = { pollTimeoutMs: 10_000 };
+ * ```
+ */
+export interface AllowanceRegistryOptions {
+  /**
+   * How long a poll may take before it reads as "nothing to report" and its signal is aborted;
+   * 30 s by default.
+   */
+  readonly pollTimeoutMs?: number;
+}
+
+function finite(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value);
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+// Keeps what can be shown honestly: windows without a label are dropped, and a percentage that
+// is not a finite number of at least 0 becomes unknown rather than a guess.
+function acceptWindow(raw: unknown): AllowanceWindow | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const window = raw as Record<string, unknown>;
+  const label = window.label;
+  if (typeof label !== "string" || label === "") return undefined;
+  const percentUsed = window.percentUsed;
+  const resetsAt = optionalString(window.resetsAt);
+  return Object.freeze({
+    label,
+    ...(finite(percentUsed) && percentUsed >= 0 ? { percentUsed } : {}),
+    ...(resetsAt === undefined ? {} : { resetsAt }),
+    ...(finite(window.remaining) ? { remaining: window.remaining } : {}),
+    ...(finite(window.entitlement) ? { entitlement: window.entitlement } : {}),
+  });
+}
+
+function accept(raw: unknown): AllowanceSnapshot | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const snapshot = raw as Record<string, unknown>;
+  if (!Array.isArray(snapshot.windows)) return undefined;
+  const windows: AllowanceWindow[] = [];
+  for (const item of snapshot.windows) {
+    const window = acceptWindow(item);
+    if (window !== undefined) windows.push(window);
+  }
+  const plan = optionalString(snapshot.plan);
+  const unit = optionalString(snapshot.unit);
+  const currency = optionalString(snapshot.currency);
+  return Object.freeze({
+    ...(plan === undefined ? {} : { plan }),
+    windows: Object.freeze(windows),
+    ...(finite(snapshot.creditsBalance) ? { creditsBalance: snapshot.creditsBalance } : {}),
+    ...(unit === undefined ? {} : { unit }),
+    ...(currency === undefined ? {} : { currency }),
+  });
+}
+
+// The window closest to stopping the user: the most used, and of equally used ones the shortest
+// label, which is the shortest window ("5h" before "weekly").
+function closest(snapshot: AllowanceSnapshot): AllowanceWindow | undefined {
+  let best: AllowanceWindow | undefined;
+  for (const window of snapshot.windows) {
+    if (window.percentUsed === undefined) continue;
+    if (
+      best === undefined || window.percentUsed > best.percentUsed! ||
+      (window.percentUsed === best.percentUsed && window.label.length < best.label.length)
+    ) {
+      best = window;
+    }
+  }
+  return best;
+}
+
+/**
+ * Creates an allowance registry.
+ *
+ * One allowance per provider: a second one for the same provider fails and names both plugins.
+ * Polling, the one-poll-in-flight rule, the cache keyed by provider, base URL and a salted key
+ * fingerprint, `dispose()` and removal behave exactly as in the wallet registry. The snapshot a
+ * fetch returns is checked: anything without a `windows` list reads as unknown, windows without
+ * a label are dropped, and a `percentUsed` that is not a finite number of at least 0 is treated
+ * as unknown. `readout` shows the closest affecting window, the one with the highest
+ * `percentUsed` (ties go to the shortest label), as `5h 42%` with the percentage rounded;
+ * windows with no known percentage are not candidates, and when none is left, or nothing honest
+ * was fetched, it shows `-`.
+ *
+ * @example
+ * ```ts
+ * import { createAllowanceRegistry } from "@amber/registries/allowances";
+ * import { EventBus, type PluginServices } from "@amber/core";
+ *
+ * const services: PluginServices = {
+ *   owner: "opencode_go",
+ *   tools: { get: () => undefined, list: () => [] },
+ *   events: new EventBus(),
+ *   config: () => ({ plugins: {} }),
+ *   host: {},
+ *   workspace: { root: "/tmp" },
+ * };
+ * const allowances = createAllowanceRegistry();
+ * allowances.install("opencode_go", {
+ *   kind: "allowance",
+ *   name: "usage",
+ *   provider: "opencode_go",
+ *   fetch: () =>
+ *     Promise.resolve({
+ *       windows: [{ label: "weekly", percentUsed: 30 }, { label: "5h", percentUsed: 41.6 }],
+ *     }),
+ * }, services);
+ * const settings = { provider: "opencode_go", baseUrl: "https://opencode.ai/zen/go/v1" };
+ * await allowances.refresh(settings);
+ * console.log(allowances.readout(settings)); // "5h 42%"
+ * allowances.dispose();
+ * ```
+ */
+export function createAllowanceRegistry(
+  options: AllowanceRegistryOptions = {},
+): AllowanceRegistry {
+  const book = new AccountBook<AllowanceCapability, AllowanceSnapshot>(
+    { kind: "allowance", accept },
+    options.pollTimeoutMs,
+  );
+  return {
+    install(
+      owner: string,
+      capability: AllowanceCapability,
+      _services: PluginServices,
+    ): InstallResult {
+      return book.install(owner, capability);
+    },
+    entries(): readonly RegistryEntry[] {
+      return book.entries();
+    },
+    purge(owner: string): readonly string[] {
+      return book.purge(owner);
+    },
+    get version(): number {
+      return book.version;
+    },
+    refresh(settings: AccountSettings): Promise<void> {
+      return book.refresh(settings);
+    },
+    readout(settings: AccountSettings): string {
+      const hit = book.lookup(settings);
+      const window = hit === undefined ? undefined : closest(hit.value);
+      return window === undefined ? "-" : `${window.label} ${Math.round(window.percentUsed!)}%`;
+    },
+    snapshot(settings: AccountSettings): AllowanceSnapshot | undefined {
+      return book.lookup(settings)?.value;
+    },
+    dispose(): void {
+      book.dispose();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * `@amber/registries`: one registry per capability kind, each also importable on its own
+ * (`@amber/registries/tools`, `/prompts`, `/status`, `/panels`, `/commands`, `/providers`,
+ * `/wallets`, `/allowances`), and {@linkcode createRegistries} to build all eight at once.
+ *
+ * @example
+ * ```ts
+ * import { createRegistries } from "@amber/registries";
+ * const registries = createRegistries();
+ * console.log(registries.tool.list().length); // 0
+ * ```
+ *
+ * @module
+ */
+
+import type { DialectFactory, Registries } from "@amber/core";
+import { createAllowanceRegistry } from "./allowances.ts";
+import { type CoreCommandRoots, createCommandRegistry } from "./commands.ts";
+import { createPanelRegistry } from "./panels.ts";
+import { createPromptRegistry } from "./prompts.ts";
+import { createProviderRegistry } from "./providers.ts";
+import { createStatusRegistry } from "./status.ts";
+import { createToolRegistry } from "./tools.ts";
+import { createWalletRegistry } from "./wallets.ts";
+
+export * from "./allowances.ts";
+export * from "./commands.ts";
+export * from "./panels.ts";
+export * from "./prompts.ts";
+export * from "./providers.ts";
+export * from "./status.ts";
+export * from "./tools.ts";
+export * from "./wallets.ts";
+
+/** Options of {@linkcode createRegistries}. */
+export interface RegistriesOptions {
+  /** The command roots the host owns (`help`, `set`, ...). */
+  readonly coreCommands?: CoreCommandRoots;
+  /** The flavors the host owns (the shared `openai`). */
+  readonly coreFlavors?: { readonly [flavor: string]: DialectFactory };
+  /** Receives render failures of prompt blocks and status segments, once each. */
+  readonly onRenderError?: (owner: string, name: string, error: unknown) => void;
+}
+
+/**
+ * Builds the eight registries.
+ *
+ * @example
+ * ```ts
+ * import { createRegistries } from "@amber/registries";
+ * const registries = createRegistries({ onRenderError: (owner, name) => console.error(owner, name) });
+ * console.log(Object.keys(registries).length); // 8
+ * ```
+ */
+export function createRegistries(options: RegistriesOptions = {}): Registries {
+  const onError = options.onRenderError;
+  return {
+    tool: createToolRegistry(),
+    prompt: createPromptRegistry({ onError }),
+    status: createStatusRegistry({ onError }),
+    panel: createPanelRegistry(),
+    command: createCommandRegistry({ coreRoots: options.coreCommands }),
+    provider: createProviderRegistry({ coreFlavors: options.coreFlavors }),
+    wallet: createWalletRegistry(),
+    allowance: createAllowanceRegistry(),
+  };
+}

@@ -1,0 +1,412 @@
+/**
+ * The provider registry: the presets every provider plugin offers, the wire protocols (flavors)
+ * some of them bring, and how a flavor name resolves to a dialect.
+ *
+ * Flavor resolution is state-aware: a live flavor resolves to its dialect; a flavor whose plugin
+ * is switched off fails loudly with a {@linkcode FlavorUnavailableError} that says how to turn it
+ * on; only a flavor nobody ever provided falls back to the shared `openai` protocol.
+ *
+ * @example
+ * ```ts
+ * import { createProviderRegistry } from "@amber/registries/providers";
+ *
+ * const providers = createProviderRegistry({
+ *   coreFlavors: { openai: () => ({ flavor: "openai" }) },
+ * });
+ * console.log(providers.resolveFlavor("mystery").flavor); // "openai"
+ * ```
+ *
+ * @module
+ */
+
+import {
+  AmberError,
+  type DialectFactory,
+  failed,
+  type FlavorEntry,
+  installed,
+  type InstallResult,
+  type PluginServices,
+  type Preset,
+  type PresetEntry,
+  type ProviderCapability,
+  type ProviderRegistry,
+  type RegistryEntry,
+  type ResolvedFlavor,
+} from "@amber/core";
+import { contribution, OwnedMap, type OwnedRecord, ownerLabel } from "./_owned.ts";
+
+/**
+ * A flavor was asked for whose plugin is switched off. Falling back to another protocol would
+ * send the request in the wrong wire format, so this fails loudly instead and says how to fix it.
+ *
+ * @example
+ * ```ts
+ * import { FlavorUnavailableError } from "@amber/registries/providers";
+ * const error = new FlavorUnavailableError("gemini", "gemini");
+ * console.log(error.message);
+ * // flavor 'gemini' belongs to plugin 'gemini', which is off;
+ * // turn it on with: amber plugins enable gemini
+ * ```
+ */
+export class FlavorUnavailableError extends AmberError {
+  /** The flavor that was asked for. */
+  readonly flavor: string;
+  /** The plugin that provides it. */
+  readonly owner: string;
+  /** Creates the error for `flavor`, provided by the plugin `owner`. */
+  constructor(flavor: string, owner: string) {
+    super(
+      `flavor '${flavor}' belongs to plugin '${owner}', which is off; ` +
+        `turn it on with: amber plugins enable ${owner}`,
+    );
+    this.name = "FlavorUnavailableError";
+    this.flavor = flavor;
+    this.owner = owner;
+  }
+}
+
+/**
+ * Options of {@linkcode createProviderRegistry}.
+ *
+ * @example
+ * ```ts
+ * import type { ProviderRegistryOptions } from "@amber/registries/providers";
+ * const options: ProviderRegistryOptions = {
+ *   coreFlavors: { openai: () => ({ flavor: "openai" }) },
+ * };
+ * ```
+ */
+export interface ProviderRegistryOptions {
+  /**
+   * The flavors the core owns (the shared `openai` protocol): fixed for the registry's lifetime,
+   * listed with owner `core`, and untouched by any plugin's disable or by `purge("core")`.
+   */
+  readonly coreFlavors?: Readonly<Record<string, DialectFactory>>;
+}
+
+// A live flavor. Presets are stored as their (frozen) PresetEntry directly: one object less per
+// install, and `"dialect" in slot` tells the two apart.
+interface FlavorSlot {
+  readonly entry: FlavorEntry;
+  readonly dialect: DialectFactory;
+}
+
+type Slot = PresetEntry | FlavorSlot;
+
+type Entry = OwnedRecord<Slot>;
+
+// Flavors share the registry's id space with presets under this prefix, so a plugin called
+// `gemini` can have both a preset and a flavor named `gemini`. Preset names cannot contain ':'.
+const FLAVOR_ID = "flavor:";
+const PRESET_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const FLAVOR_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+// A shape check, not a parse: installing must stay cheap, and the HTTP client reports a URL it
+// cannot use when a request is made.
+const BASE_URL = /^https?:\/\/[^\s/?#]+[^\s]*$/i;
+
+function capabilityProblem(capability: ProviderCapability): string | undefined {
+  if (typeof capability !== "object" || capability === null) return "is not an object";
+  if (capability.kind !== "provider") {
+    return `has kind '${String(capability.kind)}', not 'provider'`;
+  }
+  if (typeof capability.name !== "string" || capability.name.trim() === "") return "has no name";
+  if (typeof capability.flavor !== "string" || !FLAVOR_NAME.test(capability.flavor)) {
+    return `has flavor ${quote(capability.flavor)}, which is not a valid flavor name`;
+  }
+  if (capability.dialect !== undefined && typeof capability.dialect !== "function") {
+    return "has a dialect that is not a factory function";
+  }
+  if (!Array.isArray(capability.presets)) return "has no presets list";
+  return undefined;
+}
+
+function presetProblem(preset: Preset): string | undefined {
+  if (typeof preset !== "object" || preset === null) return "is not an object";
+  if (typeof preset.flavor !== "string" || preset.flavor === "") return "has no flavor";
+  if (typeof preset.baseUrl !== "string") return "has no baseUrl";
+  if (preset.baseUrl !== "" && !BASE_URL.test(preset.baseUrl)) {
+    return `has baseUrl '${preset.baseUrl}', which is not an http(s) URL`;
+  }
+  if (typeof preset.defaultModel !== "string") return "has no defaultModel";
+  if (typeof preset.requiresKey !== "boolean") return "has a requiresKey that is not a boolean";
+  if (preset.keyEnv !== undefined && typeof preset.keyEnv !== "string") {
+    return "has a keyEnv that is not a string";
+  }
+  return undefined;
+}
+
+// Built only when an error needs it: installs must stay cheap.
+function where(capability: ProviderCapability, owner: string): string {
+  return `provider '${capability.name}' of ${ownerLabel(owner)}`;
+}
+
+function quote(value: unknown): string {
+  return typeof value === "string" ? `'${value}'` : String(value);
+}
+
+/**
+ * Creates a provider registry.
+ *
+ * Installing a provider capability for a plugin:
+ * - preset names are unique across the harness (letters, digits, `_`, `.`, `-`); a name that is
+ *   taken fails and names both plugins;
+ * - each preset speaks the capability's flavor, or a flavor that is live right now;
+ * - a capability with a dialect registers its flavor; a flavor that core or another plugin
+ *   already provides fails and names both owners;
+ * - a capability without a dialect only adds presets, so switching its plugin off never takes a
+ *   shared protocol down.
+ *
+ * A contribution's ids are its preset names and, when it brought a dialect, `flavor:<flavor>`;
+ * `entries()` lists core flavors first, then every plugin entry in registration order.
+ *
+ * `resolveFlavor(flavor)`: a live flavor resolves to its dialect; a flavor that is not live but
+ * that a plugin provided before (or claimed with `claimFlavor`) throws a
+ * {@linkcode FlavorUnavailableError} naming that plugin; any other flavor falls back to `openai`
+ * with `fellBack: true`, and throws when there is no `openai` flavor to fall back to.
+ *
+ * @example
+ * ```ts
+ * import { createProviderRegistry, FlavorUnavailableError } from "@amber/registries/providers";
+ * import { EventBus, type PluginServices } from "@amber/core";
+ *
+ * const services: PluginServices = {
+ *   owner: "gemini",
+ *   tools: { get: () => undefined, list: () => [] },
+ *   events: new EventBus(),
+ *   config: () => ({ plugins: {} }),
+ *   host: {},
+ *   workspace: { root: "/tmp" },
+ * };
+ * const providers = createProviderRegistry({
+ *   coreFlavors: { openai: () => ({ flavor: "openai" }) },
+ * });
+ * const result = providers.install("gemini", {
+ *   kind: "provider",
+ *   name: "gemini",
+ *   flavor: "gemini",
+ *   dialect: () => ({ flavor: "gemini" }),
+ *   presets: [{
+ *     name: "gemini",
+ *     flavor: "gemini",
+ *     baseUrl: "https://generativelanguage.googleapis.com",
+ *     defaultModel: "gemini-2.5-pro",
+ *     requiresKey: true,
+ *   }],
+ * }, services);
+ * console.log(providers.resolveFlavor("gemini").owner); // "gemini"
+ * providers.purge("gemini");
+ * try {
+ *   providers.resolveFlavor("gemini");
+ * } catch (error) {
+ *   console.log(error instanceof FlavorUnavailableError); // true
+ * }
+ * console.log(result.status, providers.resolveFlavor("other").fellBack); // "installed" true
+ * ```
+ */
+export function createProviderRegistry(options: ProviderRegistryOptions = {}): ProviderRegistry {
+  const map = new OwnedMap<Slot>();
+  // The plugin each flavor was last provided by or claimed for: what makes a missing flavor fail
+  // loudly instead of silently speaking `openai` to a server that expects something else.
+  const remembered = new Map<string, string>();
+  let viewVersion = -1;
+  let presetList: readonly PresetEntry[] = [];
+  let flavorList: readonly FlavorEntry[] = [];
+
+  for (const [flavor, dialect] of Object.entries(options.coreFlavors ?? {})) {
+    if (!FLAVOR_NAME.test(flavor)) throw new TypeError(`core flavor '${flavor}' is not valid`);
+    if (typeof dialect !== "function") {
+      throw new TypeError(`core flavor '${flavor}' has no dialect factory`);
+    }
+    map.add(FLAVOR_ID + flavor, "core", {
+      entry: Object.freeze({ flavor, owner: "core" }),
+      dialect,
+    });
+  }
+
+  function views(): void {
+    if (viewVersion === map.version) return;
+    const presets: PresetEntry[] = [];
+    const flavors: FlavorEntry[] = [];
+    for (const record of map.records()) {
+      const slot = record.value;
+      if ("dialect" in slot) flavors.push(slot.entry);
+      else presets.push(slot);
+    }
+    presetList = Object.freeze(presets);
+    flavorList = Object.freeze(flavors);
+    viewVersion = map.version;
+  }
+
+  function flavorRecord(flavor: string): Entry | undefined {
+    return map.get(FLAVOR_ID + flavor);
+  }
+
+  function install(owner: string, capability: ProviderCapability): InstallResult {
+    const fault = capabilityProblem(capability);
+    if (fault !== undefined) {
+      const name = typeof capability?.name === "string" && capability.name.trim() !== ""
+        ? ` '${capability.name}'`
+        : "";
+      return failed(`provider${name} of ${ownerLabel(owner)} ${fault}`);
+    }
+    const flavor = capability.flavor;
+    const dialect = capability.dialect;
+    if (dialect !== undefined) {
+      const holder = flavorRecord(flavor);
+      if (holder !== undefined) {
+        return failed(
+          `${where(capability, owner)} brings flavor '${flavor}', which ${
+            ownerLabel(holder.owner)
+          } already provides`,
+        );
+      }
+    }
+    // Only a provider with several presets can repeat a name within itself.
+    const names = capability.presets.length > 1 ? new Set<string>() : undefined;
+    for (const preset of capability.presets) {
+      const name = typeof preset?.name === "string" ? preset.name : undefined;
+      if (name === undefined || !PRESET_NAME.test(name)) {
+        return failed(
+          `${where(capability, owner)} has a preset named ${
+            quote(name ?? preset?.name)
+          }; a preset name is ` +
+            "letters, digits, '_', '.' and '-'",
+        );
+      }
+      const problem = presetProblem(preset);
+      if (problem !== undefined) {
+        return failed(`preset '${name}' of ${where(capability, owner)} ${problem}`);
+      }
+      if (names !== undefined) {
+        if (names.has(name)) {
+          return failed(`${where(capability, owner)} lists preset '${name}' twice`);
+        }
+        names.add(name);
+      }
+      const holder = map.get(name);
+      if (holder !== undefined) {
+        return failed(
+          `preset '${name}' of ${ownerLabel(owner)} is already provided by ` +
+            ownerLabel(holder.owner),
+        );
+      }
+      if (preset.flavor !== flavor && flavorRecord(preset.flavor) === undefined) {
+        return failed(
+          `preset '${name}' of ${
+            where(capability, owner)
+          } speaks flavor '${preset.flavor}', which is neither ` +
+            `the provider's flavor '${flavor}' nor a flavor that exists`,
+        );
+      }
+    }
+
+    const records: Entry[] = [];
+    const ids: string[] = [];
+    if (dialect !== undefined) {
+      const record = map.add(FLAVOR_ID + flavor, owner, {
+        entry: Object.freeze({ flavor, owner }),
+        dialect,
+      })!;
+      records.push(record);
+      ids.push(record.id);
+      remembered.set(flavor, owner);
+    }
+    for (const preset of capability.presets) {
+      const { name, baseUrl, defaultModel, requiresKey, keyEnv } = preset;
+      const presetEntry: PresetEntry = Object.freeze(
+        keyEnv === undefined
+          ? { name, flavor: preset.flavor, baseUrl, defaultModel, requiresKey, owner }
+          : { name, flavor: preset.flavor, baseUrl, defaultModel, requiresKey, keyEnv, owner },
+      );
+      records.push(map.add(name, owner, presetEntry)!);
+      ids.push(name);
+    }
+    return installed(
+      contribution("provider", capability.name, Object.freeze(ids), () => {
+        for (const record of records) map.delete(record.id, owner, record);
+      }),
+    );
+  }
+
+  return {
+    install(
+      owner: string,
+      capability: ProviderCapability,
+      _services: PluginServices,
+    ): InstallResult {
+      return install(owner, capability);
+    },
+
+    entries(): readonly RegistryEntry[] {
+      return map.entries();
+    },
+
+    purge(owner: string): readonly string[] {
+      // Core flavors are fixed at construction: nothing can switch the shared protocol off.
+      if (owner === "core") return [];
+      return map.purge(owner);
+    },
+
+    get version(): number {
+      return map.version;
+    },
+
+    presets(): readonly PresetEntry[] {
+      views();
+      return presetList;
+    },
+
+    preset(name: string): PresetEntry | undefined {
+      const record = map.get(name);
+      const slot = record?.value;
+      return slot === undefined || "dialect" in slot ? undefined : slot;
+    },
+
+    flavors(): readonly FlavorEntry[] {
+      views();
+      return flavorList;
+    },
+
+    resolveFlavor(flavor: string): ResolvedFlavor {
+      const live = flavorRecord(flavor);
+      if (live !== undefined && "dialect" in live.value) {
+        return {
+          requested: flavor,
+          flavor,
+          fellBack: false,
+          owner: live.owner,
+          dialect: live.value.dialect,
+        };
+      }
+      const owner = remembered.get(flavor);
+      if (owner !== undefined) throw new FlavorUnavailableError(flavor, owner);
+      const fallback = flavorRecord("openai");
+      if (fallback === undefined || !("dialect" in fallback.value)) {
+        throw new AmberError(
+          `flavor '${flavor}' is unknown and there is no 'openai' flavor to fall back to`,
+        );
+      }
+      return {
+        requested: flavor,
+        flavor: "openai",
+        fellBack: true,
+        owner: fallback.owner,
+        dialect: fallback.value.dialect,
+      };
+    },
+
+    claimFlavor(flavor: string, owner: string): void {
+      if (typeof flavor !== "string" || flavor === "") {
+        throw new TypeError("claimFlavor needs a flavor name");
+      }
+      if (typeof owner !== "string" || owner === "") {
+        throw new TypeError(`claimFlavor('${flavor}') needs the id of the plugin that owns it`);
+      }
+      if (remembered.get(flavor) === owner) return;
+      remembered.set(flavor, owner);
+      // Resolution of `flavor` changed (fallback became a loud failure), which is a change.
+      map.touch();
+    },
+  };
+}

@@ -1,0 +1,121 @@
+// Shared builders for the test suite: plugins with capabilities of every kind, and a runtime
+// over fresh registries.
+
+import {
+  type Capability,
+  type CapabilityKind,
+  type Plugin,
+  PluginRuntime,
+  type PluginRuntimeOptions,
+  type Registries,
+} from "@amber/core";
+import { createRegistries } from "@amber/registries";
+
+/** A plugin with the given capabilities; overrides replace any field. */
+export function makePlugin(
+  id: string,
+  capabilities: readonly Capability[] | (() => readonly Capability[]) = [],
+  overrides: Partial<Plugin> = {},
+): Plugin {
+  return {
+    id,
+    version: "1.0.0",
+    name: `Plugin ${id}`,
+    initialize: () => true,
+    shutdown: () => {},
+    capabilities: typeof capabilities === "function" ? capabilities : () => capabilities,
+    ...overrides,
+  };
+}
+
+/** One capability of `kind` whose registry ids derive from `key` (unique per harness). */
+export function capabilityOf(kind: CapabilityKind, key: string): Capability {
+  switch (kind) {
+    case "tool":
+      return {
+        kind,
+        name: `tool_${key}`,
+        tools: [{
+          name: `t_${key}`,
+          description: `tool ${key}`,
+          parameters: { type: "object", properties: {} },
+          execute: () => ({ ok: true, output: key }),
+        }],
+      };
+    case "prompt":
+      return { kind, name: `p_${key}`, priority: 400, render: () => `block ${key}` };
+    case "status":
+      return {
+        kind,
+        name: `s_${key}`,
+        priority: 500,
+        dropPriority: 10,
+        render: () => ({ text: key, tone: "dim" }),
+      };
+    case "panel":
+      return { kind, name: `panel_${key}`, id: `panel_${key}`, title: key, lines: () => [key] };
+    case "command":
+      return {
+        kind,
+        name: `cmd_${key}`,
+        root: `r${key}`,
+        help: key,
+        subtree: { go: { help: "go" } },
+        handlers: { go: () => key },
+      };
+    case "provider":
+      return {
+        kind,
+        name: `prov_${key}`,
+        flavor: `flavor_${key}`,
+        dialect: () => ({ flavor: `flavor_${key}` }),
+        presets: [{
+          name: `preset_${key}`,
+          flavor: `flavor_${key}`,
+          baseUrl: "http://127.0.0.1:9",
+          defaultModel: "m",
+          requiresKey: false,
+        }],
+      };
+    case "wallet":
+      return {
+        kind,
+        name: `w_${key}`,
+        provider: `preset_${key}`,
+        fetch: () => Promise.resolve(1),
+      };
+    case "allowance":
+      return {
+        kind,
+        name: `a_${key}`,
+        provider: `preset_${key}`,
+        fetch: () => Promise.resolve({ windows: [{ label: "5h", percentUsed: 1 }] }),
+      };
+  }
+}
+
+/** A runtime over fresh registries, in memory unless a config dir is given. */
+export function makeRuntime(
+  options: Partial<PluginRuntimeOptions> = {},
+): { runtime: PluginRuntime; registries: Registries } {
+  const registries = options.registries ?? createRegistries({
+    coreFlavors: { openai: () => ({ flavor: "openai" }) },
+  });
+  const runtime = new PluginRuntime({ ...options, registries });
+  return { runtime, registries };
+}
+
+/** Every registry's entries as sorted `kind:owner:id` strings: the harness's contents. */
+export function contents(registries: Registries): string[] {
+  return Object.entries(registries)
+    .flatMap(([kind, registry]) =>
+      registry.entries().map((e: { owner: string; id: string }) => `${kind}:${e.owner}:${e.id}`)
+    )
+    .sort();
+}
+
+/** A temporary directory removed by the returned function. */
+export async function tempDir(): Promise<{ dir: string; [Symbol.asyncDispose](): Promise<void> }> {
+  const dir = await Deno.makeTempDir({ prefix: "amber-test-" });
+  return { dir, [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
+}

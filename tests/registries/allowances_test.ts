@@ -1,0 +1,292 @@
+import assert from "node:assert/strict";
+import {
+  type AccountRequest,
+  type AllowanceCapability,
+  type AllowanceSnapshot,
+  type Contribution,
+  EventBus,
+  type InstallResult,
+  type PluginServices,
+} from "@amber/core";
+import { createAllowanceRegistry } from "@amber/registries/allowances";
+
+function services(owner: string): PluginServices {
+  return {
+    owner,
+    tools: { get: () => undefined, list: () => [] },
+    events: new EventBus(),
+    config: () => ({ plugins: {} }),
+    host: {},
+    workspace: { root: "/tmp" },
+  };
+}
+
+function fixed(provider: string, value: unknown): AllowanceCapability {
+  return {
+    kind: "allowance",
+    name: "usage",
+    provider,
+    fetch: () => Promise.resolve(value as AllowanceSnapshot | undefined),
+  };
+}
+
+/** An allowance whose every fetch waits until the test settles it. */
+class ControlledAllowance {
+  readonly requests: AccountRequest[] = [];
+  readonly pending: Array<PromiseWithResolvers<AllowanceSnapshot | undefined>> = [];
+
+  capability(provider: string): AllowanceCapability {
+    return {
+      kind: "allowance",
+      name: "usage",
+      provider,
+      fetch: (request) => {
+        this.requests.push(request);
+        const call = Promise.withResolvers<AllowanceSnapshot | undefined>();
+        this.pending.push(call);
+        return call.promise;
+      },
+    };
+  }
+
+  resolve(value: AllowanceSnapshot | undefined): void {
+    this.pending.shift()!.resolve(value);
+  }
+}
+
+function contributionOf(result: InstallResult): Contribution {
+  assert.equal(result.status, "installed", JSON.stringify(result));
+  return (result as { contribution: Contribution }).contribution;
+}
+
+function errorOf(result: InstallResult): string {
+  assert.equal(result.status, "failed", JSON.stringify(result));
+  return (result as { error: string }).error;
+}
+
+function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+const go = { provider: "opencode_go", baseUrl: "https://opencode.ai/zen/go/v1", apiKey: "go-key" };
+
+async function readoutOf(value: unknown): Promise<string> {
+  const allowances = createAllowanceRegistry();
+  contributionOf(allowances.install("opencode_go", fixed("opencode_go", value), services("x")));
+  await allowances.refresh(go);
+  const text = allowances.readout(go);
+  allowances.dispose();
+  return text;
+}
+
+Deno.test("the readout is the most used window, rounded", async () => {
+  assert.equal(
+    await readoutOf({
+      plan: "go",
+      windows: [
+        { label: "monthly", percentUsed: 10 },
+        { label: "5h", percentUsed: 41.6, resetsAt: "2026-11-30T09:00:00Z" },
+        { label: "7d", percentUsed: 30 },
+      ],
+    }),
+    "5h 42%",
+  );
+  assert.equal(await readoutOf({ windows: [{ label: "7d", percentUsed: 99.5 }] }), "7d 100%");
+  assert.equal(await readoutOf({ windows: [{ label: "5h", percentUsed: 0 }] }), "5h 0%");
+  assert.equal(await readoutOf({ windows: [{ label: "5h", percentUsed: 112 }] }), "5h 112%");
+});
+
+Deno.test("equally used windows go to the shortest label", async () => {
+  assert.equal(
+    await readoutOf({
+      windows: [
+        { label: "weekly", percentUsed: 50 },
+        { label: "5h", percentUsed: 50 },
+        { label: "monthly", percentUsed: 50 },
+      ],
+    }),
+    "5h 50%",
+  );
+  assert.equal(
+    await readoutOf({
+      windows: [{ label: "7d", percentUsed: 50 }, { label: "5h", percentUsed: 50 }],
+    }),
+    "7d 50%",
+    "a complete tie keeps the first listed",
+  );
+});
+
+Deno.test("windows with no known percentage are not candidates", async () => {
+  assert.equal(
+    await readoutOf({
+      windows: [
+        { label: "monthly", remaining: 100, entitlement: 500 },
+        { label: "5h", percentUsed: 12 },
+      ],
+    }),
+    "5h 12%",
+  );
+  assert.equal(await readoutOf({ windows: [{ label: "monthly", remaining: 100 }] }), "-");
+  assert.equal(await readoutOf({ windows: [] }), "-");
+  assert.equal(
+    await readoutOf({
+      windows: [
+        { label: "a", percentUsed: Number.NaN },
+        { label: "b", percentUsed: -5 },
+        { label: "c", percentUsed: "80" },
+        { label: "d", percentUsed: Infinity },
+        { label: "", percentUsed: 90 },
+        { percentUsed: 95 },
+        null,
+        { label: "7d", percentUsed: 3 },
+      ],
+    }),
+    "7d 3%",
+    "invalid percentages and unlabelled windows are ignored",
+  );
+});
+
+Deno.test("nothing honest to report reads as '-'", async () => {
+  assert.equal(await readoutOf(undefined), "-");
+  assert.equal(await readoutOf(null), "-");
+  assert.equal(await readoutOf("5h 40%"), "-");
+  assert.equal(await readoutOf({ windows: "5h" }), "-");
+  assert.equal(await readoutOf({}), "-");
+  const allowances = createAllowanceRegistry();
+  allowances.install("p", {
+    kind: "allowance",
+    name: "usage",
+    provider: "opencode_go",
+    fetch: () => Promise.reject(new Error("HTTP 401")),
+  }, services("p"));
+  await allowances.refresh(go);
+  assert.equal(allowances.readout(go), "-");
+  assert.equal(allowances.snapshot(go), undefined);
+  allowances.dispose();
+  const throwing = createAllowanceRegistry();
+  throwing.install("p", {
+    kind: "allowance",
+    name: "usage",
+    provider: "opencode_go",
+    fetch: () => {
+      throw new Error("synchronous");
+    },
+  }, services("p"));
+  await throwing.refresh(go);
+  assert.equal(throwing.readout(go), "-");
+  throwing.dispose();
+});
+
+Deno.test("snapshot() returns the checked snapshot for exactly these settings", async () => {
+  const allowances = createAllowanceRegistry();
+  allowances.install(
+    "opencode_go",
+    fixed("opencode_go", {
+      plan: "Go",
+      windows: [
+        { label: "5h", percentUsed: 20, resetsAt: "2026-11-30T09:00:00Z", junk: true },
+        { label: "monthly", percentUsed: -1, remaining: 4, entitlement: 10 },
+      ],
+      creditsBalance: 3.5,
+      unit: "requests",
+      currency: "USD",
+      extra: "dropped",
+    }),
+    services("opencode_go"),
+  );
+  await allowances.refresh(go);
+  assert.deepEqual(allowances.snapshot(go), {
+    plan: "Go",
+    windows: [
+      { label: "5h", percentUsed: 20, resetsAt: "2026-11-30T09:00:00Z" },
+      { label: "monthly", remaining: 4, entitlement: 10 },
+    ],
+    creditsBalance: 3.5,
+    unit: "requests",
+    currency: "USD",
+  });
+  assert.ok(Object.isFrozen(allowances.snapshot(go)));
+  assert.equal(allowances.snapshot({ ...go, apiKey: "other" }), undefined);
+  assert.equal(allowances.snapshot({ ...go, baseUrl: "https://other" }), undefined);
+  assert.equal(allowances.snapshot({ ...go, provider: "commandcode" }), undefined);
+  allowances.dispose();
+});
+
+Deno.test("a result fetched for a previous provider or key is never shown", async () => {
+  const allowances = createAllowanceRegistry();
+  const usage = new ControlledAllowance();
+  allowances.install("opencode_go", usage.capability("opencode_go"), services("opencode_go"));
+  allowances.install("commandcode", fixed("commandcode", undefined), services("commandcode"));
+  const polled = allowances.refresh(go);
+  await settle();
+  // The user switched provider while the poll was in flight.
+  const commandcode = { provider: "commandcode", baseUrl: "https://commandcode.ai", apiKey: "k" };
+  usage.resolve({ windows: [{ label: "5h", percentUsed: 70 }] });
+  await polled;
+  assert.equal(allowances.readout(commandcode), "-");
+  assert.equal(allowances.readout(go), "5h 70%");
+  assert.equal(allowances.readout({ ...go, apiKey: "rotated" }), "-");
+  assert.equal(allowances.readout({ ...go, apiKey: undefined }), "-");
+  allowances.dispose();
+});
+
+Deno.test("one poll in flight per provider; dispose aborts it and drops its result", async () => {
+  const allowances = createAllowanceRegistry();
+  const usage = new ControlledAllowance();
+  allowances.install("opencode_go", usage.capability("opencode_go"), services("opencode_go"));
+  const first = allowances.refresh(go);
+  assert.equal(allowances.refresh(go), first);
+  await settle();
+  assert.equal(usage.requests.length, 1);
+  assert.equal(usage.requests[0].apiKey, "go-key");
+  allowances.dispose();
+  assert.equal(usage.requests[0].signal.aborted, true);
+  await first;
+  usage.resolve({ windows: [{ label: "5h", percentUsed: 1 }] });
+  await settle();
+  assert.equal(allowances.readout(go), "-");
+  await allowances.refresh(go);
+  assert.equal(usage.requests.length, 1, "no poll after dispose");
+});
+
+Deno.test("a second allowance for the same provider fails naming both plugins", () => {
+  const allowances = createAllowanceRegistry();
+  contributionOf(allowances.install("opencode_go", fixed("opencode_go", {}), services("a")));
+  const error = errorOf(allowances.install("other", fixed("opencode_go", {}), services("other")));
+  assert.equal(
+    error,
+    "allowance 'usage' of plugin 'other' reads provider 'opencode_go', which already has " +
+      "allowance 'usage' of plugin 'opencode_go'",
+  );
+  assert.match(
+    errorOf(allowances.install("p", { ...fixed("x", {}), fetch: 1 } as never, services("p"))),
+    /allowance 'usage' of plugin 'p' has no fetch function/,
+  );
+  allowances.dispose();
+});
+
+Deno.test("removing an allowance drops its cache; entries, purge and version follow", async () => {
+  const allowances = createAllowanceRegistry();
+  const v0 = allowances.version;
+  const handle = contributionOf(
+    allowances.install(
+      "opencode_go",
+      fixed("opencode_go", { windows: [{ label: "5h", percentUsed: 5 }] }),
+      services("opencode_go"),
+    ),
+  );
+  assert.equal(handle.kind, "allowance");
+  assert.deepEqual(handle.ids, ["opencode_go"]);
+  assert.ok(allowances.version > v0);
+  await allowances.refresh(go);
+  assert.equal(allowances.readout(go), "5h 5%");
+  assert.deepEqual(allowances.entries(), [{ id: "opencode_go", owner: "opencode_go" }]);
+  handle.remove();
+  handle.remove();
+  assert.equal(allowances.readout(go), "-");
+  assert.deepEqual(allowances.entries(), []);
+  allowances.install("cc", fixed("commandcode", {}), services("cc"));
+  assert.deepEqual(allowances.purge("cc"), ["commandcode"]);
+  assert.deepEqual(allowances.purge("cc"), []);
+  allowances.dispose();
+});
