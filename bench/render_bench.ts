@@ -38,8 +38,10 @@ for (let i = 0; i < 50; i++) {
 }
 const sealed: readonly Message[] = Object.freeze([
   Object.freeze({ role: "system", content: "You are amber." } as const),
-  ...Array.from({ length: 20 }, (_, i) =>
-    Object.freeze({ role: i % 2 ? "assistant" : "user", content: `message ${i}` } as const)
+  ...Array.from(
+    { length: 20 },
+    (_, i) =>
+      Object.freeze({ role: i % 2 ? "assistant" : "user", content: `message ${i}` } as const),
   ),
 ]);
 

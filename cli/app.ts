@@ -111,7 +111,9 @@ async function pluginsCommand(host: Host, words: readonly string[], io: Io): Pro
   if (!verbs.includes(verb)) {
     throw new UsageError(`unknown plugins command '${verb}'; commands: ${verbs.join(", ")}`);
   }
-  if (id === undefined || extra.length > 0) throw new UsageError(`usage: amber plugins ${verb} <id>`);
+  if (id === undefined || extra.length > 0) {
+    throw new UsageError(`usage: amber plugins ${verb} <id>`);
+  }
   if (verb === "info") {
     const info = host.runtime.info(id);
     const { plugin } = info;
@@ -147,7 +149,9 @@ async function cmdCommand(host: Host, words: readonly string[], io: Io): Promise
   const [rootWord, ...rest] = words;
   const roots = host.registries.command.tree();
   const names = roots.map((r) => r.name).join(", ");
-  if (rootWord === undefined) throw new UsageError(`usage: amber cmd <root> <path...> [arg]; roots: ${names}`);
+  if (rootWord === undefined) {
+    throw new UsageError(`usage: amber cmd <root> <path...> [arg]; roots: ${names}`);
+  }
   const root = roots.find((r) => r.name === rootWord);
   if (root === undefined) {
     throw new UsageError(`unknown command root '${rootWord}'; roots: ${names}`);
@@ -181,13 +185,19 @@ function panelCommand(host: Host, words: readonly string[], width: number, io: I
   const [id, ...extra] = words;
   const panels = host.registries.panel.list();
   const known = panels.map((p) => p.id).join(", ");
-  if (id === undefined || extra.length > 0) throw new UsageError(`usage: amber panel <id>; panels: ${known}`);
+  if (id === undefined || extra.length > 0) {
+    throw new UsageError(`usage: amber panel <id>; panels: ${known}`);
+  }
   const panel = panels.find((p) => p.id === id);
   const lines = panel && host.registries.panel.render(id, width);
   if (panel === undefined || lines === undefined) {
     throw new UsageError(`unknown panel '${id}'; panels: ${known}`);
   }
-  io.out([panel.title, "─".repeat(Math.min(width, Math.max(panel.title.length, 1))), ...lines].join("\n"));
+  io.out(
+    [panel.title, "─".repeat(Math.min(width, Math.max(panel.title.length, 1))), ...lines].join(
+      "\n",
+    ),
+  );
   return 0;
 }
 

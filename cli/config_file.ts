@@ -61,7 +61,10 @@ export async function loadConfigFile(dir: string): Promise<AmberConfig> {
   const record = data as Record<string, unknown>;
   for (const field of STRING_FIELDS) {
     if (record[field] !== undefined && typeof record[field] !== "string") {
-      throw new ConfigFileError(path, `${field}: expected a string, found ${typeOf(record[field])}`);
+      throw new ConfigFileError(
+        path,
+        `${field}: expected a string, found ${typeOf(record[field])}`,
+      );
     }
   }
   if (

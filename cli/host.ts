@@ -64,7 +64,8 @@ export interface Host {
 export async function openHost(options: HostOptions = {}): Promise<Host> {
   const dir = options.configDir ?? defaultConfigDir(Deno.env.toObject());
   const config = await loadConfigFile(dir);
-  let runtime: PluginRuntime | undefined;
+  // The command handlers below close over `runtime`, created right after the registries: they
+  // only run once the host is up.
   const registries = createRegistries({
     coreCommands: {
       set: {
@@ -76,7 +77,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
             if ((word !== "on" && word !== "off") || !id || rest.length > 0) {
               throw new Error("usage: /set plugin on|off <id>");
             }
-            const result = await runtime!.setState(id, word === "on");
+            const result = await runtime.setState(id, word === "on");
             return `${id}: ${describeState(result.state)}`;
           },
         },
@@ -88,23 +89,23 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
           plugin: (arg) => {
             const id = arg.trim();
             if (!id) throw new Error("usage: /get plugin <id>");
-            const info = runtime!.info(id);
-            return `${id} ${info.plugin.version}: ${describeState(info.state)}, ${
-              info.contributions.length
-            } contributions`;
+            const info = runtime.info(id);
+            return `${id} ${info.plugin.version}: ${
+              describeState(info.state)
+            }, ${info.contributions.length} contributions`;
           },
         },
       },
     },
     onRenderError: (owner, name, error) =>
-      runtime?.report({
+      runtime.report({
         pluginId: owner,
         where: `render of '${name}'`,
         message: error instanceof Error ? error.message : String(error),
         error,
       }),
   });
-  runtime = new PluginRuntime({
+  const runtime: PluginRuntime = new PluginRuntime({
     registries,
     configDir: dir,
     config,
@@ -114,14 +115,13 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   installCoreContributions(runtime);
   for (const plugin of options.plugins ?? makeBundledPlugins()) runtime.register(plugin);
   await runtime.start();
-  const live = runtime;
   return {
-    runtime: live,
+    runtime,
     registries,
     configDir: dir,
     config,
-    snapshot: () => snapshotFor(live),
-    close: () => live.stop(),
+    snapshot: () => snapshotFor(runtime),
+    close: () => runtime.stop(),
   };
 }
 

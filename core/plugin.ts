@@ -16,17 +16,23 @@ import type { PluginContext } from "./services.ts";
  * console.log(PluginCategory.Tools); // "tools"
  * ```
  */
-export const PluginCategory = Object.freeze(
-  {
-    Provider: "provider",
-    Observability: "observability",
-    Tools: "tools",
-    Ui: "ui",
-    Memory: "memory",
-    Search: "search",
-    Other: "other",
-  } as const,
-);
+export const PluginCategory: {
+  readonly Provider: "provider";
+  readonly Observability: "observability";
+  readonly Tools: "tools";
+  readonly Ui: "ui";
+  readonly Memory: "memory";
+  readonly Search: "search";
+  readonly Other: "other";
+} = Object.freeze({
+  Provider: "provider",
+  Observability: "observability",
+  Tools: "tools",
+  Ui: "ui",
+  Memory: "memory",
+  Search: "search",
+  Other: "other",
+});
 
 /**
  * A plugin: an id, a version, a name, a lifecycle, and the capabilities it declares.

@@ -29,12 +29,7 @@ import type { Plugin, PluginState } from "./plugin.ts";
 import { PLUGIN_ID_PATTERN } from "./plugin.ts";
 import { readPluginState, writePluginState } from "./plugin_state.ts";
 import type { OwnedRegistry, Registries } from "./registry.ts";
-import type {
-  HostServices,
-  PluginContext,
-  PluginServices,
-  Workspace,
-} from "./services.ts";
+import type { HostServices, PluginContext, PluginServices, Workspace } from "./services.ts";
 import type { ToolView } from "./tool.ts";
 
 /**
@@ -110,6 +105,9 @@ interface PluginRecord {
 const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
 const DEFAULT_TIMEOUT_MS = 5_000;
+const REGISTERED: PluginState = Object.freeze({ status: "registered" });
+const ACTIVE: PluginState = Object.freeze({ status: "active" });
+const DISABLED: PluginState = Object.freeze({ status: "disabled" });
 const MAX_DIAGNOSTICS = 200;
 
 /**
@@ -167,9 +165,10 @@ export class PluginRuntime {
     this.#host = options.host ?? {};
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#onDiagnostic = options.onDiagnostic;
-    this.events = options.events ?? new EventBus((error, type) =>
-      this.#diagnose({ pluginId: "core", where: `event ${type}`, message: describeError(error) })
-    );
+    this.events = options.events ??
+      new EventBus((error, type) =>
+        this.#diagnose({ pluginId: "core", where: `event ${type}`, message: describeError(error) })
+      );
     const tools = this.registries.tool;
     this.#toolView = Object.freeze({
       get: (name: string) => tools.get(name),
@@ -214,7 +213,7 @@ export class PluginRuntime {
     }
     this.#records.set(id, {
       plugin,
-      state: { status: "registered" },
+      state: REGISTERED,
       declined: [],
       generation: 0,
       tickFault: false,
@@ -280,9 +279,13 @@ export class PluginRuntime {
     return this.#serial(async () => {
       for (const record of this.#records.values()) {
         if (record.state.status !== "registered") continue;
-        const on = await this.#persistedState(record);
-        if (on) await this.#activate(record);
-        else record.state = { status: "disabled" };
+        const persisted = this.#persistedState(record);
+        const on = typeof persisted === "boolean" ? persisted : await persisted;
+        if (!on) record.state = DISABLED;
+        else {
+          const pending = this.#activate(record);
+          if (pending !== undefined) await pending;
+        }
       }
     });
   }
@@ -308,7 +311,7 @@ export class PluginRuntime {
       }
       if (on && record.state.status !== "active") await this.#activate(record);
       if (!on && record.state.status === "active") await this.#deactivate(record);
-      if (!on) record.state = { status: "disabled" };
+      if (!on) record.state = DISABLED;
       return { state: record.state, ...written };
     });
   }
@@ -341,8 +344,9 @@ export class PluginRuntime {
     return this.#serial(async () => {
       for (const record of [...this.#records.values()].reverse()) {
         if (record.state.status === "active") {
-          await this.#deactivate(record);
-          record.state = { status: "registered" };
+          const pending = this.#deactivate(record);
+          if (pending !== undefined) await pending;
+          record.state = REGISTERED;
         }
       }
     });
@@ -360,25 +364,30 @@ export class PluginRuntime {
     return next;
   }
 
-  async #persistedState(record: PluginRecord): Promise<boolean> {
+  // The lifecycle methods below return a promise only when the plugin's own code returned one
+  // (or a state file has to be read), so a harness of synchronous plugins activates and
+  // deactivates without a promise per plugin.
+
+  #persistedState(record: PluginRecord): Promise<boolean> | boolean {
     const fallback = record.plugin.enabledByDefault ?? true;
     if (this.#configDir === undefined) return fallback;
-    const read = await readPluginState(this.#configDir, record.plugin.id);
-    if (read.status === "ok") return read.record.enabled;
-    if (read.status === "corrupt") {
-      this.#diagnose({
-        pluginId: record.plugin.id,
-        where: "plugin.conf",
-        message: `${read.error.message}; using the default (${
-          fallback ? "on" : "off"
-        }) and leaving the file as it is`,
-        error: read.error,
-      });
-    }
-    return fallback;
+    return readPluginState(this.#configDir, record.plugin.id).then((read) => {
+      if (read.status === "ok") return read.record.enabled;
+      if (read.status === "corrupt") {
+        this.#diagnose({
+          pluginId: record.plugin.id,
+          where: "plugin.conf",
+          message: `${read.error.message}; using the default (${
+            fallback ? "on" : "off"
+          }) and leaving the file as it is`,
+          error: read.error,
+        });
+      }
+      return fallback;
+    });
   }
 
-  async #activate(record: PluginRecord): Promise<void> {
+  #activate(record: PluginRecord): Promise<void> | void {
     const { plugin } = record;
     const id = plugin.id;
     const generation = ++record.generation;
@@ -392,26 +401,33 @@ export class PluginRuntime {
       section: () => this.#config.plugins[id],
       workspace: this.#workspace,
     };
-
     let ready: unknown;
     try {
       ready = plugin.initialize(context);
-      if (isThenable(ready)) ready = await this.#within(ready, `plugin '${id}': initialize`);
     } catch (error) {
       return this.#fail(record, `initialize failed: ${describeError(error)}`, error, false);
     }
+    if (isThenable(ready)) {
+      return this.#within(ready, `plugin '${id}': initialize`).then(
+        (value) => this.#install(record, events, value),
+        (error) => this.#fail(record, `initialize failed: ${describeError(error)}`, error, false),
+      );
+    }
+    return this.#install(record, events, ready);
+  }
+
+  #install(record: PluginRecord, events: PluginEvents, ready: unknown): Promise<void> | void {
+    const id = record.plugin.id;
     if (ready !== true) {
       return this.#fail(record, "initialize returned false", undefined, false);
     }
-
     let capabilities: readonly Capability[];
     try {
-      capabilities = plugin.capabilities();
+      capabilities = record.plugin.capabilities();
       if (!Array.isArray(capabilities)) throw new TypeError("capabilities() must return an array");
     } catch (error) {
       return this.#fail(record, `capabilities() failed: ${describeError(error)}`, error, true);
     }
-
     const problem = checkCapabilities(capabilities);
     if (problem !== undefined) return this.#fail(record, problem, undefined, true);
 
@@ -423,22 +439,27 @@ export class PluginRuntime {
       host: this.#host,
       workspace: this.#workspace,
     };
-    for (const capability of capabilities) {
-      const label = `capability '${capability.name}' (${capability.kind})`;
+    for (let i = 0; i < capabilities.length; i++) {
+      const capability = capabilities[i];
       const kind: CapabilityKind = capability.kind;
       const registry = this.registries[kind] as OwnedRegistry<Capability>;
       let result: InstallResult;
       try {
         result = registry.install(id, capability, services);
       } catch (error) {
-        return this.#fail(record, `${label} failed: ${describeError(error)}`, error, true);
+        return this.#fail(
+          record,
+          `${label(capability)} failed: ${describeError(error)}`,
+          error,
+          true,
+        );
       }
       if (result.status === "installed") {
         this.ledger.record(id, result.contribution);
-        if (result.contribution.kind !== capability.kind) {
+        if (result.contribution.kind !== kind) {
           return this.#fail(
             record,
-            `${label} installed a '${result.contribution.kind}' contribution`,
+            `${label(capability)} installed a '${result.contribution.kind}' contribution`,
             undefined,
             true,
           );
@@ -446,33 +467,43 @@ export class PluginRuntime {
       } else if (result.status === "declined") {
         record.declined.push({ name: capability.name, reason: result.reason });
       } else {
-        return this.#fail(record, `${label} failed: ${result.error}`, undefined, true);
+        return this.#fail(record, `${label(capability)} failed: ${result.error}`, undefined, true);
       }
     }
-    record.state = { status: "active" };
+    record.state = ACTIVE;
     record.tickFault = false;
-    this.events.publish("pluginEnabled", { id });
+    if (this.events.has("pluginEnabled")) this.events.publish("pluginEnabled", { id });
   }
 
-  async #deactivate(record: PluginRecord): Promise<void> {
-    const id = record.plugin.id;
+  #deactivate(record: PluginRecord): Promise<void> | void {
     record.generation++;
-    await this.#shutdown(record);
-    this.#unwind(id);
-    record.state = { status: "disabled" };
-    this.events.publish("pluginDisabled", { id });
+    const pending = this.#shutdown(record);
+    if (pending !== undefined) return pending.then(() => this.#deactivated(record));
+    this.#deactivated(record);
   }
 
-  async #fail(
+  #deactivated(record: PluginRecord): void {
+    const id = record.plugin.id;
+    this.#unwind(id);
+    record.state = DISABLED;
+    if (this.events.has("pluginDisabled")) this.events.publish("pluginDisabled", { id });
+  }
+
+  #fail(
     record: PluginRecord,
     reason: string,
     error: unknown,
     initialized: boolean,
-  ): Promise<void> {
-    const id = record.plugin.id;
+  ): Promise<void> | void {
     record.generation++;
     // The plugin may hold resources from initialize; it gets the chance to release them.
-    if (initialized) await this.#shutdown(record);
+    const pending = initialized ? this.#shutdown(record) : undefined;
+    if (pending !== undefined) return pending.then(() => this.#failed(record, reason, error));
+    this.#failed(record, reason, error);
+  }
+
+  #failed(record: PluginRecord, reason: string, error: unknown): void {
+    const id = record.plugin.id;
     this.#unwind(id);
     record.declined = [];
     record.state = { status: "failed", reason };
@@ -480,18 +511,25 @@ export class PluginRuntime {
     this.events.publish("pluginFailed", { id, reason });
   }
 
-  async #shutdown(record: PluginRecord): Promise<void> {
+  #shutdown(record: PluginRecord): Promise<void> | undefined {
     const id = record.plugin.id;
+    const report = (error: unknown): void =>
+      this.#diagnose({ pluginId: id, where: "shutdown", message: describeError(error), error });
     try {
       const done = record.plugin.shutdown();
-      if (isThenable(done)) await this.#within(done, `plugin '${id}': shutdown`);
+      if (isThenable(done)) {
+        return this.#within(done, `plugin '${id}': shutdown`).then(() => {}, report);
+      }
     } catch (error) {
-      this.#diagnose({ pluginId: id, where: "shutdown", message: describeError(error), error });
+      report(error);
     }
+    return undefined;
   }
 
   #unwind(id: string): void {
-    for (const fault of this.ledger.unwind(id)) {
+    const faults = this.ledger.unwind(id);
+    if (faults.length === 0) return;
+    for (const fault of faults) {
       this.#diagnose({
         pluginId: id,
         where: `remove of '${fault.contribution.name}'`,
@@ -502,8 +540,9 @@ export class PluginRuntime {
     this.#sweep(id);
   }
 
-  // After an unwind nothing of the plugin may remain; anything that does (a remove that threw,
-  // a registry bug) is purged here and reported, so a disable is clean whatever went wrong.
+  // A remove that threw may have left its entries behind: they are purged here and reported, so
+  // a disable is clean whatever went wrong. Without a fault there is nothing to sweep, since a
+  // plugin never reaches a registry except through the handles the ledger just used.
   #sweep(id: string): void {
     for (const registry of this.#registryList) {
       const left = registry.purge(id);
@@ -611,27 +650,33 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }
 
+function label(capability: Capability): string {
+  return `capability '${capability.name}' (${capability.kind})`;
+}
+
+const KINDS: ReadonlySet<string> = new Set(CAPABILITY_KINDS);
+
 // The union of capability kinds is closed; a plugin written in JavaScript can still hand over
 // anything, so the shape is checked before a registry sees it.
 function checkCapabilities(capabilities: readonly Capability[]): string | undefined {
-  const names = new Set<string>();
   for (let i = 0; i < capabilities.length; i++) {
     const capability = capabilities[i] as Partial<Capability> | null;
     if (capability === null || typeof capability !== "object") {
       return `capability #${i + 1} is not an object`;
     }
-    if (typeof capability.name !== "string" || capability.name === "") {
-      return `capability #${i + 1} has no name`;
+    const name = capability.name;
+    if (typeof name !== "string" || name === "") return `capability #${i + 1} has no name`;
+    if (!KINDS.has(capability.kind as string)) {
+      return `capability '${name}' has unknown kind '${String(capability.kind)}' (kinds: ${
+        CAPABILITY_KINDS.join(", ")
+      })`;
     }
-    if (!CAPABILITY_KINDS.includes(capability.kind as Capability["kind"])) {
-      return `capability '${capability.name}' has unknown kind '${
-        String(capability.kind)
-      }' (kinds: ${CAPABILITY_KINDS.join(", ")})`;
+    // A plugin declares a handful of capabilities: a pairwise scan beats building a Set.
+    for (let j = 0; j < i; j++) {
+      if (capabilities[j].name === name) {
+        return `capability name '${name}' is used twice in the plugin`;
+      }
     }
-    if (names.has(capability.name)) {
-      return `capability name '${capability.name}' is used twice in the plugin`;
-    }
-    names.add(capability.name);
   }
   return undefined;
 }

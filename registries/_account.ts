@@ -11,13 +11,12 @@
 
 import {
   type AccountRequest,
-  type Contribution,
   failed,
   installed,
   type InstallResult,
   type RegistryEntry,
 } from "@amber/core";
-import { contribution, OwnedMap, type OwnedRecord, ownerLabel } from "./_owned.ts";
+import { OwnedMap, type OwnedRecord, ownerLabel } from "./_owned.ts";
 
 /** What a wallet or allowance capability has in common. */
 export interface AccountCapability<V> {
@@ -98,7 +97,7 @@ const utf8 = new TextEncoder();
 export class AccountBook<C extends AccountCapability<unknown>, V> {
   readonly #spec: AccountKind<C, V>;
   readonly #timeoutMs: number;
-  readonly #map = new OwnedMap<Slot<C>>();
+  readonly #map = new OwnedMap<Slot<C>>((record) => this.#forget(record.id));
   readonly #cache = new Map<string, Cached<V>>();
   readonly #inFlight = new Map<string, Poll>();
   // Random per book, so a fingerprint means nothing outside this process.
@@ -136,11 +135,7 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
           }`,
       );
     }
-    const record = this.#map.add(provider, owner, { capability })!;
-    const handle: Contribution = contribution(kind, capability.name, [provider], () => {
-      if (this.#map.delete(provider, owner, record)) this.#forget(provider);
-    });
-    return installed(handle);
+    return installed(this.#map.install(provider, owner, { capability }, kind, capability.name)!);
   }
 
   /** Every live entry, one per provider, in registration order. */
@@ -150,9 +145,7 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
 
   /** Removes what `owner` has, with its cache and any poll in flight. */
   purge(owner: string): readonly string[] {
-    const removed = this.#map.purge(owner);
-    for (const provider of removed) this.#forget(provider);
-    return removed;
+    return this.#map.purge(owner);
   }
 
   /**

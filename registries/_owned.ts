@@ -19,23 +19,34 @@ export interface OwnedRecord<V> {
   readonly seq: number;
 }
 
-// A record also links to the previous and next record of the same owner, so adding, deleting
-// and purging never touch a per-owner collection: a Set per owner cost as much as the Map itself.
-class Node<V> implements OwnedRecord<V> {
-  prev: Node<V> | undefined = undefined;
-  next: Node<V> | undefined = undefined;
+// A record is also the contribution handle of a single-entry install: one object instead of a
+// record, a closure, a handle and an ids array per contribution. Enabling a thousand plugins
+// allocates a few objects per contribution, and the young generation stays small.
+class Node<V> implements OwnedRecord<V>, Contribution {
+  kind: ContributionKind = "tool";
+  name = "";
   constructor(
     readonly id: string,
     readonly owner: string,
     readonly value: V,
     readonly seq: number,
+    readonly map: OwnedMap<V>,
   ) {}
+
+  get ids(): readonly string[] {
+    return [this.id];
+  }
+
+  remove(): void {
+    this.map.delete(this.id, this.owner, this);
+  }
 }
 
 /**
- * An insertion-ordered map of owned entries. Add, delete and purge are O(1) per entry (a Map by
- * id, plus each owner's entries chained together), and the ordered views are rebuilt lazily
- * once per change, so enabling and disabling thousands of plugins never scans the registry.
+ * An insertion-ordered map of owned entries. Add and delete are one or two Map operations, and
+ * the ordered views are rebuilt lazily once per change, so enabling and disabling thousands of
+ * plugins never scans the registry. `purge` scans: it is the runtime's safety net after a faulty
+ * unwind, not the way contributions normally leave (their handles remove them).
  *
  * @example
  * ```ts
@@ -48,8 +59,12 @@ class Node<V> implements OwnedRecord<V> {
  */
 export class OwnedMap<V> {
   #byId = new Map<string, Node<V>>();
-  // The newest record of each owner; older ones hang off `prev`.
-  #lastOf = new Map<string, Node<V>>();
+  #onRemove: ((record: OwnedRecord<V>) => void) | undefined;
+
+  /** `onRemove` runs after an entry leaves by delete or purge (not by a failed install). */
+  constructor(onRemove?: (record: OwnedRecord<V>) => void) {
+    this.#onRemove = onRemove;
+  }
   #seq = 0;
   #version = 0;
   #records: readonly OwnedRecord<V>[] | undefined = undefined;
@@ -81,15 +96,27 @@ export class OwnedMap<V> {
    */
   add(id: string, owner: string, value: V): OwnedRecord<V> | undefined {
     if (this.#byId.has(id)) return undefined;
-    const node = new Node(id, owner, value, this.#seq++);
+    const node = new Node(id, owner, value, this.#seq++, this);
     this.#byId.set(id, node);
-    const last = this.#lastOf.get(owner);
-    if (last !== undefined) {
-      node.prev = last;
-      last.next = node;
-    }
-    this.#lastOf.set(owner, node);
     this.#changed();
+    return node;
+  }
+
+  /**
+   * Adds `id` for `owner` and returns its contribution handle: removing it deletes exactly this
+   * registration (and calls `onRemove`), once. Undefined when the id is taken.
+   */
+  install(
+    id: string,
+    owner: string,
+    value: V,
+    kind: ContributionKind,
+    name: string,
+  ): Contribution | undefined {
+    const node = this.add(id, owner, value) as Node<V> | undefined;
+    if (node === undefined) return undefined;
+    node.kind = kind;
+    node.name = name;
     return node;
   }
 
@@ -104,31 +131,23 @@ export class OwnedMap<V> {
     if (owner !== undefined && node.owner !== owner) return false;
     if (record !== undefined && node !== record) return false;
     this.#byId.delete(id);
-    const { prev, next } = node;
-    if (prev !== undefined) prev.next = next;
-    if (next !== undefined) next.prev = prev;
-    else if (prev !== undefined) this.#lastOf.set(node.owner, prev);
-    else this.#lastOf.delete(node.owner);
-    node.prev = node.next = undefined;
     this.#changed();
+    this.#onRemove?.(node);
     return true;
   }
 
   /** Removes everything `owner` holds; returns the ids, in registration order. */
   purge(owner: string): string[] {
-    let node = this.#lastOf.get(owner);
-    if (node === undefined) return [];
-    this.#lastOf.delete(owner);
     const removed: string[] = [];
-    while (node !== undefined) {
-      const prev: Node<V> | undefined = node.prev;
-      this.#byId.delete(node.id);
-      removed.push(node.id);
-      node.prev = node.next = undefined;
-      node = prev;
+    for (const node of this.#byId.values()) {
+      if (node.owner === owner) removed.push(node.id);
     }
+    if (removed.length === 0) return removed;
+    const nodes = removed.map((id) => this.#byId.get(id)!);
+    for (const id of removed) this.#byId.delete(id);
     this.#changed();
-    return removed.reverse();
+    if (this.#onRemove !== undefined) { for (const node of nodes) this.#onRemove(node); }
+    return removed;
   }
 
   /** Every live record in registration order; the same array until the next change. */

@@ -48,7 +48,7 @@ import {
   type PluginServices,
   type RegistryEntry,
 } from "@amber/core";
-import { contribution, errorMessage, OwnedMap, ownerLabel } from "./_owned.ts";
+import { errorMessage, OwnedMap, ownerLabel } from "./_owned.ts";
 
 /** What a root word must look like. */
 export const COMMAND_ROOT_PATTERN: RegExp = /^[a-z0-9_-]+$/;
@@ -177,21 +177,23 @@ export function createCommandRegistry(options: CommandRegistryOptions = {}): Com
       problem = ` could not be read: ${errorMessage(error)}`;
     }
     if (problem !== undefined) return failed(rootLabel(word, owner) + problem);
-    const record = roots.add(word, owner, {
+    const handle = roots.install(
       word,
       owner,
-      help,
-      man: man ?? "",
-      subtree,
-      handlers: handlers ?? EMPTY,
-      node: undefined,
-    });
-    if (record === undefined) return failed(`command root '/${word}' could not be added`);
-    return installed(
-      contribution("command", capability.name, [word], () => {
-        roots.delete(word, owner, record);
-      }),
+      {
+        word,
+        owner,
+        help,
+        man: man ?? "",
+        subtree,
+        handlers: handlers ?? EMPTY,
+        node: undefined,
+      },
+      "command",
+      capability.name,
     );
+    if (handle === undefined) return failed(`command root '/${word}' could not be added`);
+    return installed(handle);
   }
 
   async function dispatch(

@@ -39,7 +39,7 @@ import {
   type PluginServices,
   type RegistryEntry,
 } from "@amber/core";
-import { contribution, errorMessage, OwnedMap, ownerLabel } from "./_owned.ts";
+import { errorMessage, OwnedMap, ownerLabel } from "./_owned.ts";
 
 interface Panel {
   readonly capability: PanelCapability;
@@ -114,13 +114,9 @@ export function createPanelRegistry(): PanelRegistry {
       );
     }
     const entry: PanelEntry = { id, title: capability.title, owner };
-    const record = panels.add(id, owner, { capability, entry });
-    if (record === undefined) return failed(`${panelLabel(id, owner)} could not be added`);
-    return installed(
-      contribution("panel", capability.name, [id], () => {
-        panels.delete(id, owner, record);
-      }),
-    );
+    const handle = panels.install(id, owner, { capability, entry }, "panel", capability.name);
+    if (handle === undefined) return failed(`${panelLabel(id, owner)} could not be added`);
+    return installed(handle);
   }
 
   return {

@@ -42,7 +42,7 @@ import {
   type RegistryEntry,
   type SealedContext,
 } from "@amber/core";
-import { contribution, errorMessage, OwnedMap, type OwnedRecord, ownerLabel } from "./_owned.ts";
+import { errorMessage, OwnedMap, type OwnedRecord, ownerLabel } from "./_owned.ts";
 
 /** Options of {@link createPromptRegistry}. */
 export interface PromptRegistryOptions {
@@ -147,13 +147,9 @@ export function createPromptRegistry(options: PromptRegistryOptions = {}): Promp
         `${blockLabel(name, owner)} collides with the block of ${ownerLabel(holder.owner)}`,
       );
     }
-    const record = blocks.add(name, owner, { capability, failing: false });
-    if (record === undefined) return failed(`${blockLabel(name, owner)} could not be added`);
-    return installed(
-      contribution("prompt", name, [name], () => {
-        blocks.delete(name, owner, record);
-      }),
-    );
+    const handle = blocks.install(name, owner, { capability, failing: false }, "prompt", name);
+    if (handle === undefined) return failed(`${blockLabel(name, owner)} could not be added`);
+    return installed(handle);
   }
 
   function assemble(sealed: SealedContext): AssembledPrompt {

@@ -49,7 +49,7 @@ import {
   type StatusTone,
 } from "@amber/core";
 import { cellWidth, truncateToCells } from "./_cell_width.ts";
-import { contribution, OwnedMap, type OwnedRecord, ownerLabel } from "./_owned.ts";
+import { OwnedMap, type OwnedRecord, ownerLabel } from "./_owned.ts";
 
 /**
  * Options of {@linkcode createStatusRegistry}.
@@ -253,17 +253,21 @@ export function createStatusRegistry(options: StatusRegistryOptions = {}): Statu
             ownerLabel(holder.owner),
         );
       }
-      const record = segments.add(name, owner, {
-        capability,
-        text: "",
-        tone: "dim",
-        width: 0,
-        shown: false,
-        faulted: false,
-      })!;
-      return installed(
-        contribution("status", name, [name], () => segments.delete(name, owner, record)),
-      );
+      const handle = segments.install(
+        name,
+        owner,
+        {
+          capability,
+          text: "",
+          tone: "dim",
+          width: 0,
+          shown: false,
+          faulted: false,
+        },
+        "status",
+        name,
+      )!;
+      return installed(handle);
     },
 
     entries(): readonly RegistryEntry[] {

@@ -181,12 +181,7 @@ export function createToolRegistry(): ToolRegistry {
       const name = slot.tool.name;
       const holder = slots.get(name);
       if (holder !== undefined) return failed(collision(name, owner, holder.owner));
-      const record = slots.add(name, owner, slot)!;
-      return installed(
-        contribution("tool", capability.name, [name], () => {
-          slots.delete(name, owner, record);
-        }),
-      );
+      return installed(slots.install(name, owner, slot, "tool", capability.name)!);
     }
 
     // Every tool is checked before any is added, so a rejected one leaves nothing behind.

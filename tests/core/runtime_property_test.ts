@@ -1,5 +1,10 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { type CapabilityKind, CAPABILITY_KINDS, emptyStatusSnapshot, type Registries } from "@amber/core";
+import {
+  CAPABILITY_KINDS,
+  type CapabilityKind,
+  emptyStatusSnapshot,
+  type Registries,
+} from "@amber/core";
 import fc from "fast-check";
 import { capabilityOf, contents, makePlugin, makeRuntime } from "../_helpers.ts";
 
@@ -15,7 +20,9 @@ function pluginsOf(specs: readonly Spec[]) {
 // read paths, not just their entry lists.
 function reachable(registries: Registries, spec: Spec): string[] {
   const found: string[] = [];
-  const status = registries.status.compose(10_000, emptyStatusSnapshot()).segments.map((s) => s.name);
+  const status = registries.status.compose(10_000, emptyStatusSnapshot()).segments.map((s) =>
+    s.name
+  );
   const blocks = registries.prompt.assemble([]).messages.map((m) => m.content);
   const roots = registries.command.tree().map((r) => r.name);
   spec.kinds.forEach((kind, i) => {

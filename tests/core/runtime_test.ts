@@ -70,9 +70,12 @@ Deno.test("disable removes every contribution of every kind", async () => {
     deepStrictEqual(registries[kind].entries().filter((e) => e.owner === "all"), [], kind);
   }
   strictEqual(runtime.ledger.size("all"), 0);
-  deepStrictEqual(contents(registries), ["tool:other:t_other"].concat(
-    contents(registries).filter((c) => c.includes(":core:")),
-  ).sort());
+  deepStrictEqual(
+    contents(registries),
+    ["tool:other:t_other"].concat(
+      contents(registries).filter((c) => c.includes(":core:")),
+    ).sort(),
+  );
 });
 
 Deno.test("a declined capability keeps its plugin active", async () => {
@@ -316,7 +319,11 @@ Deno.test("setState persists plugin.conf and a restart reproduces the same harne
   plugins().forEach((p) => second.runtime.register(p));
   await second.runtime.start();
   deepStrictEqual(contents(second.registries), firstContents);
-  deepStrictEqual(second.runtime.list().map((v) => v.state.status), ["active", "disabled", "active"]);
+  deepStrictEqual(second.runtime.list().map((v) => v.state.status), [
+    "active",
+    "disabled",
+    "active",
+  ]);
 });
 
 Deno.test("a corrupt plugin.conf is reported with its path, the default applies, the file stays", async () => {

@@ -1,0 +1,159 @@
+// End to end: the `amber` command as a user runs it, in a real subprocess with the permissions of
+// `deno task amber`, against a real config directory on disk.
+
+import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { tempDir } from "../_helpers.ts";
+
+const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
+const PERMISSIONS = ["--allow-read", "--allow-write", "--allow-env", "--allow-net=127.0.0.1"];
+
+async function amber(
+  configDir: string,
+  ...args: string[]
+): Promise<{ code: number; out: string; err: string }> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMISSIONS, MAIN, ...args],
+    env: { AMBER_CONFIG_DIR: configDir, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes).trimEnd();
+  return { code: output.code, out: decode(output.stdout), err: decode(output.stderr) };
+}
+
+Deno.test("amber --version answers", async () => {
+  await using tmp = await tempDir();
+  const result = await amber(tmp.dir, "--version");
+  strictEqual(result.code, 0);
+  match(result.out, /^amber \d+\.\d+\.\d+$/);
+});
+
+Deno.test("amber plugins list groups the bundled plugins by category with their contributions", async () => {
+  await using tmp = await tempDir();
+  const result = await amber(tmp.dir, "plugins", "list");
+  strictEqual(result.code, 0, result.err);
+  const lines = result.out.split("\n");
+  deepStrictEqual(lines.filter((l) => !l.startsWith(" ")), ["observability", "other"]);
+  match(result.out, /^ {2}hello +Hello +0\.1\.0 +active +1 tool, 1 command$/m);
+  match(result.out, /^ {2}metrics +Metrics +0\.1\.0 +active +4 subscriptions$/m);
+});
+
+Deno.test("amber cmd hello greet amber prints Hello, amber!", async () => {
+  await using tmp = await tempDir();
+  const result = await amber(tmp.dir, "cmd", "hello", "greet", "amber");
+  strictEqual(result.code, 0, result.err);
+  strictEqual(result.out, "Hello, amber!");
+});
+
+Deno.test("disable persists, removes the plugin's command and tool, and enable brings them back", async () => {
+  await using tmp = await tempDir();
+  const off = await amber(tmp.dir, "plugins", "disable", "hello");
+  strictEqual(off.code, 0, off.err);
+  match(off.out, /^hello: disabled \(saved to .*plugins\/hello\/plugin\.conf\)$/);
+  match(await Deno.readTextFile(`${tmp.dir}/plugins/hello/plugin.conf`), /^enabled = false$/m);
+
+  const gone = await amber(tmp.dir, "cmd", "hello", "greet", "amber");
+  strictEqual(gone.code, 2);
+  strictEqual(gone.err, "amber: unknown command root 'hello'; roots: set, get");
+  strictEqual((await amber(tmp.dir, "tools")).out, "(no tools)");
+  match((await amber(tmp.dir, "plugins", "info", "hello")).out, /state: disabled/);
+
+  const on = await amber(tmp.dir, "cmd", "set", "plugin", "on", "hello");
+  strictEqual(on.code, 0, on.err);
+  strictEqual(on.out, "hello: active");
+  strictEqual((await amber(tmp.dir, "cmd", "hello", "greet", "amber")).out, "Hello, amber!");
+});
+
+Deno.test("amber tools lists each tool with its owner", async () => {
+  await using tmp = await tempDir();
+  const result = await amber(tmp.dir, "tools");
+  strictEqual(result.code, 0, result.err);
+  deepStrictEqual(result.out.split("\n").map((l) => l.split(/\s{2,}/)), [
+    ["tool", "owner", "access", "approval"],
+    ["greet", "hello", "read-only", "no approval"],
+  ]);
+});
+
+Deno.test("amber plugins info shows every ledgered contribution", async () => {
+  await using tmp = await tempDir();
+  const result = await amber(tmp.dir, "plugins", "info", "hello");
+  strictEqual(result.code, 0, result.err);
+  match(result.out, /^hello 0\.1\.0: Hello$/m);
+  match(result.out, /^ {4}tool 'greet': greet$/m);
+  match(result.out, /^ {4}command 'hello': hello$/m);
+});
+
+Deno.test("unknown plugins, commands, paths, panels and options exit 2 listing what exists", async () => {
+  await using tmp = await tempDir();
+  const cases: [string[], RegExp][] = [
+    [["plugins", "info", "nope"], /unknown plugin 'nope'; known plugins: hello, metrics/],
+    [["plugins", "enable", "nope"], /unknown plugin 'nope'; known plugins: hello, metrics/],
+    [["frobnicate"], /unknown command 'frobnicate'; commands: plugins, tools, cmd, status, panel/],
+    [["cmd", "nope"], /unknown command root 'nope'; roots: set, get, hello/],
+    [["cmd", "hello", "wave"], /'hello' has no 'wave'; choose one of: greet/],
+    [["panel", "nope"], /unknown panel 'nope'; panels: plugins/],
+    [["status", "--colour"], /unknown option '--colour'/],
+    [["status", "--width", "zero"], /--width must be a positive whole number, got 'zero'/],
+  ];
+  for (const [args, pattern] of cases) {
+    const result = await amber(tmp.dir, ...args);
+    strictEqual(result.code, 2, `${args.join(" ")}: ${result.err}`);
+    match(result.err, pattern);
+  }
+});
+
+Deno.test("config.yaml is read: the model shows in the status bar and hello uses its greeting", async () => {
+  await using tmp = await tempDir();
+  await Deno.writeTextFile(
+    `${tmp.dir}/config.yaml`,
+    "model: gpt-test\nplugins:\n  hello:\n    greeting: Howdy\n",
+  );
+  const status = await amber(tmp.dir, "status", "--width", "60");
+  strictEqual(status.code, 0, status.err);
+  strictEqual(status.out, "gpt-test");
+  strictEqual((await amber(tmp.dir, "cmd", "hello", "greet", "amber")).out, "Howdy, amber!");
+});
+
+Deno.test("a YAML error in config.yaml names the file, line and column", async () => {
+  await using tmp = await tempDir();
+  await Deno.writeTextFile(`${tmp.dir}/config.yaml`, "model: a\nplugins: [unclosed\n");
+  const result = await amber(tmp.dir, "plugins", "list");
+  strictEqual(result.code, 1);
+  match(result.err, /config\.yaml:\d+:\d+: /);
+  strictEqual(await Deno.readTextFile(`${tmp.dir}/config.yaml`), "model: a\nplugins: [unclosed\n");
+});
+
+Deno.test("a config field of the wrong type is named", async () => {
+  await using tmp = await tempDir();
+  await Deno.writeTextFile(`${tmp.dir}/config.yaml`, "model: 42\n");
+  const result = await amber(tmp.dir, "plugins", "list");
+  strictEqual(result.code, 1);
+  match(result.err, /config\.yaml: model: expected a string, found number 42/);
+});
+
+Deno.test("a corrupt plugin.conf is reported with path and line, the default applies, the file is kept", async () => {
+  await using tmp = await tempDir();
+  await Deno.mkdir(`${tmp.dir}/plugins/hello`, { recursive: true });
+  await Deno.writeTextFile(`${tmp.dir}/plugins/hello/plugin.conf`, "enabled: nope\n");
+  const result = await amber(tmp.dir, "plugins", "list");
+  strictEqual(result.code, 0);
+  match(
+    result.err,
+    /plugin 'hello' \(plugin\.conf\): .*plugins\/hello\/plugin\.conf:1: expected 'key = value'/,
+  );
+  match(result.out, /hello +Hello +0\.1\.0 +active/);
+  strictEqual(await Deno.readTextFile(`${tmp.dir}/plugins/hello/plugin.conf`), "enabled: nope\n");
+});
+
+Deno.test("amber panel plugins prints the console; amber status shrinks to the width", async () => {
+  await using tmp = await tempDir();
+  const panel = await amber(tmp.dir, "panel", "plugins", "--width", "30");
+  strictEqual(panel.code, 0, panel.err);
+  const lines = panel.out.split("\n");
+  strictEqual(lines[0], "Plugins");
+  ok(lines.every((l) => l.length <= 30), lines.join("\n"));
+  await Deno.writeTextFile(`${tmp.dir}/config.yaml`, "model: a-very-long-model-name\n");
+  const narrow = await amber(tmp.dir, "status", "--width", "10");
+  strictEqual(narrow.out, "a-very-lo…");
+});
