@@ -15,22 +15,14 @@ import {
   PluginRegistrationError,
   UnknownPluginError,
 } from "./errors.ts";
-import type {
-  AmberEvents,
-  EventHandler,
-  EventInterceptor,
-  InterceptableEvent,
-  PluginEvents,
-  Subscription,
-} from "./events.ts";
 import { EventBus } from "./events.ts";
 import { PluginLedger } from "./ledger.ts";
 import type { Plugin, PluginState } from "./plugin.ts";
 import { PLUGIN_ID_PATTERN } from "./plugin.ts";
+import { PluginScope, type ScopeHost } from "./_plugin_scope.ts";
 import { readPluginState, writePluginState } from "./plugin_state.ts";
 import type { OwnedRegistry, Registries } from "./registry.ts";
-import type { HostServices, PluginContext, PluginServices, Workspace } from "./services.ts";
-import type { ToolView } from "./tool.ts";
+import type { HostServices, Workspace } from "./services.ts";
 
 /**
  * Something the runtime wants the user to know: a plugin fault it contained, a corrupt state
@@ -96,9 +88,9 @@ interface PluginRecord {
   readonly plugin: Plugin;
   state: PluginState;
   declined: { name: string; reason: string }[];
-  // Bumped on every activation and deactivation: a context whose generation is stale belongs
-  // to a plugin that was switched off, and can no longer subscribe to anything.
-  generation: number;
+  // The scope of the current activation; closed when the plugin goes off, so a context the
+  // plugin kept can no longer subscribe to anything.
+  scope: PluginScope | undefined;
   tickFault: boolean;
 }
 
@@ -153,7 +145,7 @@ export class PluginRuntime {
   #onDiagnostic?: (diagnostic: Diagnostic) => void;
   #diagnostics: Diagnostic[] = [];
   #queue: Promise<unknown> = Promise.resolve();
-  #toolView: ToolView;
+  #scopeHost: ScopeHost;
   #registryList: readonly OwnedRegistry<unknown>[];
 
   /** Creates a runtime over `options.registries`. */
@@ -170,10 +162,20 @@ export class PluginRuntime {
         this.#diagnose({ pluginId: "core", where: `event ${type}`, message: describeError(error) })
       );
     const tools = this.registries.tool;
-    this.#toolView = Object.freeze({
-      get: (name: string) => tools.get(name),
-      list: () => tools.list(),
-    });
+    this.#scopeHost = {
+      bus: this.events,
+      ledger: this.ledger,
+      // Plugins get the read half of the tool registry, never the registry itself.
+      tools: Object.freeze({
+        get: (name: string) => tools.get(name),
+        list: () => tools.list(),
+      }),
+      config: () => this.#config,
+      hostServices: () => this.#host,
+      workspace: () => this.#workspace,
+      report: (pluginId, where, message, error) =>
+        this.#diagnose({ pluginId, where, message, error }),
+    };
     this.#registryList = CAPABILITY_KINDS.map((kind) =>
       this.registries[kind] as OwnedRegistry<unknown>
     );
@@ -215,7 +217,7 @@ export class PluginRuntime {
       plugin,
       state: REGISTERED,
       declined: [],
-      generation: 0,
+      scope: undefined,
       tickFault: false,
     });
   }
@@ -390,33 +392,25 @@ export class PluginRuntime {
   #activate(record: PluginRecord): Promise<void> | void {
     const { plugin } = record;
     const id = plugin.id;
-    const generation = ++record.generation;
     record.declined = [];
-    const events = this.#scopedEvents(record, generation);
-    const context: PluginContext = {
-      pluginId: id,
-      events,
-      tools: this.#toolView,
-      config: () => this.#config,
-      section: () => this.#config.plugins[id],
-      workspace: this.#workspace,
-    };
+    const scope = new PluginScope(id, this.#scopeHost);
+    record.scope = scope;
     let ready: unknown;
     try {
-      ready = plugin.initialize(context);
+      ready = plugin.initialize(scope);
     } catch (error) {
       return this.#fail(record, `initialize failed: ${describeError(error)}`, error, false);
     }
     if (isThenable(ready)) {
       return this.#within(ready, `plugin '${id}': initialize`).then(
-        (value) => this.#install(record, events, value),
+        (value) => this.#install(record, scope, value),
         (error) => this.#fail(record, `initialize failed: ${describeError(error)}`, error, false),
       );
     }
-    return this.#install(record, events, ready);
+    return this.#install(record, scope, ready);
   }
 
-  #install(record: PluginRecord, events: PluginEvents, ready: unknown): Promise<void> | void {
+  #install(record: PluginRecord, scope: PluginScope, ready: unknown): Promise<void> | void {
     const id = record.plugin.id;
     if (ready !== true) {
       return this.#fail(record, "initialize returned false", undefined, false);
@@ -431,21 +425,13 @@ export class PluginRuntime {
     const problem = checkCapabilities(capabilities);
     if (problem !== undefined) return this.#fail(record, problem, undefined, true);
 
-    const services: PluginServices = {
-      owner: id,
-      tools: this.#toolView,
-      events,
-      config: () => this.#config,
-      host: this.#host,
-      workspace: this.#workspace,
-    };
     for (let i = 0; i < capabilities.length; i++) {
       const capability = capabilities[i];
       const kind: CapabilityKind = capability.kind;
       const registry = this.registries[kind] as OwnedRegistry<Capability>;
       let result: InstallResult;
       try {
-        result = registry.install(id, capability, services);
+        result = registry.install(id, capability, scope);
       } catch (error) {
         return this.#fail(
           record,
@@ -476,7 +462,7 @@ export class PluginRuntime {
   }
 
   #deactivate(record: PluginRecord): Promise<void> | void {
-    record.generation++;
+    closeScope(record);
     const pending = this.#shutdown(record);
     if (pending !== undefined) return pending.then(() => this.#deactivated(record));
     this.#deactivated(record);
@@ -495,7 +481,7 @@ export class PluginRuntime {
     error: unknown,
     initialized: boolean,
   ): Promise<void> | void {
-    record.generation++;
+    closeScope(record);
     // The plugin may hold resources from initialize; it gets the chance to release them.
     const pending = initialized ? this.#shutdown(record) : undefined;
     if (pending !== undefined) return pending.then(() => this.#failed(record, reason, error));
@@ -556,67 +542,6 @@ export class PluginRuntime {
     }
   }
 
-  #scopedEvents(record: PluginRecord, generation: number): PluginEvents {
-    const id = record.plugin.id;
-    const add = (
-      type: keyof AmberEvents,
-      attach: (wrapped: (event: never) => unknown) => Subscription,
-      fn: (event: never) => unknown,
-    ): Subscription => {
-      if (record.generation !== generation) {
-        this.#diagnose({
-          pluginId: id,
-          where: `event ${type}`,
-          message: "subscribed after it was switched off; ignored",
-        });
-        return { unsubscribe: () => {} };
-      }
-      const wrapped = (event: never): unknown => {
-        try {
-          return fn(event);
-        } catch (error) {
-          const fault = new PluginFaultError(id, `event ${type}`, error);
-          this.#diagnose({ pluginId: id, where: fault.where, message: fault.message, error });
-          return undefined;
-        }
-      };
-      const inner = attach(wrapped);
-      const contribution: Contribution = {
-        kind: "subscription",
-        name: `event:${type}`,
-        ids: [type],
-        remove: () => inner.unsubscribe(),
-      };
-      this.ledger.record(id, contribution);
-      return {
-        unsubscribe: () => {
-          inner.unsubscribe();
-          this.ledger.forget(id, contribution);
-        },
-      };
-    };
-    return {
-      subscribe: <K extends keyof AmberEvents>(
-        type: K,
-        handler: EventHandler<AmberEvents[K]>,
-      ): Subscription =>
-        add(
-          type,
-          (wrapped) => this.events.subscribe(type, wrapped as EventHandler<AmberEvents[K]>),
-          handler as (event: never) => unknown,
-        ),
-      intercept: <K extends InterceptableEvent>(
-        type: K,
-        interceptor: EventInterceptor<AmberEvents[K]>,
-      ): Subscription =>
-        add(
-          type,
-          (wrapped) => this.events.intercept(type, wrapped as EventInterceptor<AmberEvents[K]>),
-          interceptor as (event: never) => unknown,
-        ),
-    };
-  }
-
   #within<T>(promise: PromiseLike<T>, what: string): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -648,6 +573,11 @@ export class PluginRuntime {
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === "function";
+}
+
+function closeScope(record: PluginRecord): void {
+  record.scope?.close();
+  record.scope = undefined;
 }
 
 function label(capability: Capability): string {

@@ -1,0 +1,132 @@
+// One activation of one plugin, as the plugin sees it: the context `initialize` receives, the
+// services its capability factories receive, and its view of the event bus, all one object. A
+// thousand activations then cost a thousand small objects, not ten thousand closures.
+
+import type { Contribution } from "./capability.ts";
+import type { AmberConfig } from "./config.ts";
+import { PluginFaultError } from "./errors.ts";
+import type {
+  AmberEvents,
+  EventBus,
+  EventHandler,
+  EventInterceptor,
+  InterceptableEvent,
+  PluginEvents,
+  Subscription,
+} from "./events.ts";
+import type { PluginLedger } from "./ledger.ts";
+import type { HostServices, PluginContext, PluginServices, Workspace } from "./services.ts";
+import type { ToolView } from "./tool.ts";
+
+/** What a scope needs of its runtime; one per runtime, shared by every scope. */
+export interface ScopeHost {
+  readonly bus: EventBus;
+  readonly ledger: PluginLedger;
+  readonly tools: ToolView;
+  config(): AmberConfig;
+  hostServices(): HostServices;
+  workspace(): Workspace;
+  report(pluginId: string, where: string, message: string, error?: unknown): void;
+}
+
+const INERT: Subscription = Object.freeze({ unsubscribe: () => {} });
+
+/** A plugin's scope for one activation; `close()` makes it refuse new subscriptions. */
+export class PluginScope implements PluginContext, PluginServices, PluginEvents {
+  readonly #host: ScopeHost;
+  #open = true;
+
+  constructor(readonly pluginId: string, host: ScopeHost) {
+    this.#host = host;
+  }
+
+  get owner(): string {
+    return this.pluginId;
+  }
+
+  get events(): PluginEvents {
+    return this;
+  }
+
+  get tools(): ToolView {
+    return this.#host.tools;
+  }
+
+  get host(): HostServices {
+    return this.#host.hostServices();
+  }
+
+  get workspace(): Workspace {
+    return this.#host.workspace();
+  }
+
+  config(): AmberConfig {
+    return this.#host.config();
+  }
+
+  section(): unknown {
+    return this.#host.config().plugins[this.pluginId];
+  }
+
+  close(): void {
+    this.#open = false;
+  }
+
+  subscribe<K extends keyof AmberEvents>(
+    type: K,
+    handler: EventHandler<AmberEvents[K]>,
+  ): Subscription {
+    const wrapped = this.#guard(type, handler);
+    if (wrapped === undefined) return INERT;
+    return this.#ledgered(type, this.#host.bus.subscribe(type, wrapped));
+  }
+
+  intercept<K extends InterceptableEvent>(
+    type: K,
+    interceptor: EventInterceptor<AmberEvents[K]>,
+  ): Subscription {
+    const wrapped = this.#guard(type, interceptor);
+    if (wrapped === undefined) return INERT;
+    return this.#ledgered(type, this.#host.bus.intercept(type, wrapped));
+  }
+
+  // A plugin's handler that throws is reported against the plugin, and delivery goes on.
+  #guard<T>(
+    type: keyof AmberEvents,
+    fn: (event: T) => unknown,
+  ): ((event: T) => boolean | undefined) | undefined {
+    const host = this.#host;
+    const id = this.pluginId;
+    if (!this.#open) {
+      host.report(id, `event ${type}`, "subscribed after it was switched off; ignored");
+      return undefined;
+    }
+    return (event: T): boolean | undefined => {
+      try {
+        return fn(event) === false ? false : undefined;
+      } catch (error) {
+        const fault = new PluginFaultError(id, `event ${type}`, error);
+        host.report(id, fault.where, fault.message, error);
+        return undefined;
+      }
+    };
+  }
+
+  #ledgered(type: keyof AmberEvents, inner: Subscription): Subscription {
+    const ledger = this.#host.ledger;
+    const id = this.pluginId;
+    const contribution: Contribution = {
+      kind: "subscription",
+      name: `event:${type}`,
+      ids: [type],
+      remove: () => inner.unsubscribe(),
+    };
+    ledger.record(id, contribution);
+    return {
+      unsubscribe: () => {
+        inner.unsubscribe();
+        ledger.forget(id, contribution);
+      },
+    };
+  }
+}
