@@ -24,6 +24,7 @@ export interface ScopeHost {
   readonly ledger: PluginLedger;
   readonly tools: ToolView;
   config(): AmberConfig;
+  section(pluginId: string): unknown;
   hostServices(): HostServices;
   workspace(): Workspace;
   report(pluginId: string, where: string, message: string, error?: unknown): void;
@@ -65,7 +66,7 @@ export class PluginScope implements PluginContext, PluginServices, PluginEvents 
   }
 
   section(): unknown {
-    return this.#host.config().plugins[this.pluginId];
+    return this.#host.section(this.pluginId);
   }
 
   close(): void {

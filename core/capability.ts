@@ -7,6 +7,13 @@
 
 import type { AllowanceCapability } from "./allowance.ts";
 import type { CommandCapability } from "./command.ts";
+import type {
+  ActionCapability,
+  GateCapability,
+  GuardCapability,
+  HookCapability,
+  StateKeyCapability,
+} from "./kernel.ts";
 import type { PanelCapability } from "./panel.ts";
 import type { PromptBlockCapability } from "./prompt.ts";
 import type { ProviderCapability } from "./provider.ts";
@@ -14,7 +21,11 @@ import type { StatusSegmentCapability } from "./status.ts";
 import type { ToolCapability } from "./tool.ts";
 import type { WalletCapability } from "./wallet.ts";
 
-/** The dispatch key: which registry installs a capability. */
+/**
+ * The dispatch key: which registry installs a capability. The eight harness kinds (tool, prompt,
+ * status, panel, command, provider, wallet, allowance) and the five kernel extension kinds
+ * (hook, gate, guard, action, state).
+ */
 export type CapabilityKind =
   | "tool"
   | "prompt"
@@ -23,15 +34,20 @@ export type CapabilityKind =
   | "command"
   | "provider"
   | "wallet"
-  | "allowance";
+  | "allowance"
+  | "hook"
+  | "gate"
+  | "guard"
+  | "action"
+  | "state";
 
 /**
- * The eight kinds, in the order registries are listed.
+ * Every kind, in the order registries are listed: the eight harness kinds, then the kernel's.
  *
  * @example
  * ```ts
  * import { CAPABILITY_KINDS } from "@amber/core";
- * console.log(CAPABILITY_KINDS.length); // 8
+ * console.log(CAPABILITY_KINDS.length); // 13
  * ```
  */
 export const CAPABILITY_KINDS: readonly CapabilityKind[] = Object.freeze([
@@ -43,6 +59,11 @@ export const CAPABILITY_KINDS: readonly CapabilityKind[] = Object.freeze([
   "provider",
   "wallet",
   "allowance",
+  "hook",
+  "gate",
+  "guard",
+  "action",
+  "state",
 ]);
 
 /**
@@ -65,7 +86,12 @@ export type Capability =
   | CommandCapability
   | ProviderCapability
   | WalletCapability
-  | AllowanceCapability;
+  | AllowanceCapability
+  | HookCapability
+  | GateCapability
+  | GuardCapability
+  | ActionCapability
+  | StateKeyCapability;
 
 /** What the ledger records: a capability kind, or an event subscription made through a context. */
 export type ContributionKind = CapabilityKind | "subscription";
@@ -109,7 +135,12 @@ export interface Contribution {
 export type InstallResult =
   | { readonly status: "installed"; readonly contribution: Contribution }
   | { readonly status: "declined"; readonly reason: string }
-  | { readonly status: "failed"; readonly error: string };
+  | {
+    readonly status: "failed";
+    readonly error: string;
+    /** When the failure is a collision: the id, and who holds it already. */
+    readonly conflict?: { readonly id: string; readonly owner: string };
+  };
 
 /**
  * An installed result.
@@ -139,7 +170,8 @@ export function declined(reason: string): InstallResult {
 }
 
 /**
- * A failed result: the plugin is marked Failed.
+ * A failed result: the plugin is marked Failed. A collision names the id and its holder, so the
+ * runtime can report it as a duplicate.
  *
  * @example
  * ```ts
@@ -147,6 +179,11 @@ export function declined(reason: string): InstallResult {
  * console.log(failed("tool name 'x y' is not valid").status); // "failed"
  * ```
  */
-export function failed(error: string): InstallResult {
-  return { status: "failed", error };
+export function failed(
+  error: string,
+  conflict?: { readonly id: string; readonly owner: string },
+): InstallResult {
+  return conflict === undefined
+    ? { status: "failed", error }
+    : { status: "failed", error, conflict };
 }

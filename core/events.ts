@@ -41,6 +41,16 @@ export interface AmberEvents {
   pluginDisabled: { readonly id: string };
   /** A plugin failed. */
   pluginFailed: { readonly id: string; readonly reason: string };
+  /** A live plugin was re-resolved: the environment changed, with the tools that did. */
+  environmentChanged: {
+    readonly pluginId: string;
+    readonly version: number;
+    readonly added: readonly string[];
+    readonly removed: readonly string[];
+    readonly changed: readonly string[];
+  };
+  /** A live plugin's refresh failed; the previous environment stays. Once per live version. */
+  refreshFailed: { readonly pluginId: string; readonly version: number; readonly reason: string };
 }
 
 /** The types an interceptor may cancel. */
@@ -107,6 +117,8 @@ export class EventBus implements PluginEvents {
     pluginEnabled: undefined,
     pluginDisabled: undefined,
     pluginFailed: undefined,
+    environmentChanged: undefined,
+    refreshFailed: undefined,
   };
   #onError: HandlerErrorSink;
 

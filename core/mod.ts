@@ -14,11 +14,15 @@
  */
 
 export * from "./allowance.ts";
+export * from "./bound.ts";
 export * from "./capability.ts";
 export * from "./command.ts";
 export * from "./config.ts";
 export * from "./errors.ts";
+export * from "./dependency.ts";
+export * from "./environment.ts";
 export * from "./events.ts";
+export * from "./kernel.ts";
 export * from "./ledger.ts";
 export * from "./message.ts";
 export * from "./panel.ts";
@@ -30,5 +34,7 @@ export * from "./services.ts";
 export * from "./status.ts";
 export * from "./tool.ts";
 export * from "./wallet.ts";
+export * from "./plugin_config.ts";
 export * from "./plugin_state.ts";
+export * from "./resolution_error.ts";
 export * from "./runtime.ts";

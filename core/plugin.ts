@@ -4,8 +4,10 @@
  * @module
  */
 
+import type { CapabilityBound } from "./bound.ts";
 import type { Capability } from "./capability.ts";
 import type { PluginContext } from "./services.ts";
+import type { StandardJsonSchema } from "./tool.ts";
 
 /**
  * The common categories. The category is open: an unknown value groups under its own heading.
@@ -65,6 +67,24 @@ export interface Plugin {
   readonly category?: string;
   /** Whether it is on when no `plugin.conf` says otherwise. Defaults to true. */
   readonly enabledByDefault?: boolean;
+  /**
+   * The plugins it needs, by id, each with a semver range (`"*"` for any version). It activates
+   * after them, and only when they are active.
+   */
+  readonly requires?: { readonly [pluginId: string]: string };
+  /** What it may contribute; every contribution outside it fails activation. Default: nothing. */
+  readonly bound?: CapabilityBound;
+  /**
+   * The schema of its section of config.yaml (`plugins.<id>`), any Standard Schema (zod 4...).
+   * The decoded value is what `context.section()` returns.
+   */
+  readonly config?: StandardJsonSchema;
+  /**
+   * For a plugin whose contributions change while it runs (a tool source such as an MCP server):
+   * a number that moves when they do. The runtime re-resolves the plugin at the next step
+   * boundary after it moves.
+   */
+  liveVersion?(): number;
   /** Captures the context. False (or a rejection, or a throw) marks the plugin Failed. */
   initialize(context: PluginContext): boolean | Promise<boolean>;
   /** Releases plugin-owned resources. Contributions are the ledger's business, not this. */
@@ -82,6 +102,8 @@ export type PluginState =
   | { readonly status: "registered" }
   | { readonly status: "active" }
   | { readonly status: "disabled" }
+  /** On, but waiting for a requirement: a dependency that is off, failed or the wrong version. */
+  | { readonly status: "blocked"; readonly reason: string }
   | { readonly status: "failed"; readonly reason: string };
 
 /** The pattern every plugin id matches. */

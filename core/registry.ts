@@ -8,6 +8,13 @@
 import type { AllowanceRegistry } from "./allowance.ts";
 import type { InstallResult } from "./capability.ts";
 import type { CommandRegistry } from "./command.ts";
+import type {
+  ActionCapability,
+  GateCapability,
+  GuardCapability,
+  HookCapability,
+  StateKeyCapability,
+} from "./kernel.ts";
 import type { PanelRegistry } from "./panel.ts";
 import type { PromptRegistry } from "./prompt.ts";
 import type { ProviderRegistry } from "./provider.ts";
@@ -66,4 +73,35 @@ export interface Registries {
   readonly wallet: WalletRegistry;
   /** Allowances. */
   readonly allowance: AllowanceRegistry;
+  /** Phase hooks. */
+  readonly hook: NamedRegistry<HookCapability>;
+  /** Tool gates. */
+  readonly gate: NamedRegistry<GateCapability>;
+  /** Run-end guards. */
+  readonly guard: NamedRegistry<GuardCapability>;
+  /** Action kinds. */
+  readonly action: NamedRegistry<ActionCapability>;
+  /** State keys. */
+  readonly state: NamedRegistry<StateKeyCapability>;
+}
+
+/** One entry of a {@linkcode NamedRegistry}. */
+export interface NamedEntry<C> {
+  /** The capability's name: its id in the registry. */
+  readonly name: string;
+  /** The plugin that contributed it. */
+  readonly owner: string;
+  /** The capability. */
+  readonly capability: C;
+}
+
+/**
+ * A registry of named kernel extensions (hooks, gates, guards, action kinds, state keys): one
+ * entry per capability, names unique across the harness.
+ */
+export interface NamedRegistry<C> extends OwnedRegistry<C> {
+  /** The entry called `name`, if any. */
+  get(name: string): NamedEntry<C> | undefined;
+  /** Every entry, in registration order. */
+  list(): readonly NamedEntry<C>[];
 }

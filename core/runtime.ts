@@ -1,15 +1,21 @@
 /**
- * The plugin runtime: registers plugins, activates the ones that are on, installs their
- * capabilities into the registries, ledgers every contribution, and unwinds them on disable.
+ * The plugin runtime: registers plugins, activates the ones that are on in dependency order,
+ * installs their capabilities into the registries within their bounds, ledgers every
+ * contribution, unwinds them on disable, and re-resolves plugins whose live version moved.
  * Nothing a plugin throws, rejects or hangs on reaches the host.
  *
  * @module
  */
 
-import type { Capability, CapabilityKind, Contribution, InstallResult } from "./capability.ts";
+import { installCapabilities } from "./_install.ts";
+import { PluginScope, type ScopeHost } from "./_plugin_scope.ts";
+import type { Capability, Contribution } from "./capability.ts";
 import { CAPABILITY_KINDS } from "./capability.ts";
 import type { AmberConfig } from "./config.ts";
+import { dependentsOf, orderPlugins } from "./dependency.ts";
+import { buildEnvironment, type ResolvedExecutionEnv } from "./environment.ts";
 import {
+  AmberError,
   describeError,
   PluginFaultError,
   PluginRegistrationError,
@@ -19,9 +25,10 @@ import { EventBus } from "./events.ts";
 import { PluginLedger } from "./ledger.ts";
 import type { Plugin, PluginState } from "./plugin.ts";
 import { PLUGIN_ID_PATTERN } from "./plugin.ts";
-import { PluginScope, type ScopeHost } from "./_plugin_scope.ts";
+import { decodePluginConfig } from "./plugin_config.ts";
 import { readPluginState, writePluginState } from "./plugin_state.ts";
 import type { OwnedRegistry, Registries } from "./registry.ts";
+import { ResolutionError } from "./resolution_error.ts";
 import type { HostServices, Workspace } from "./services.ts";
 
 /**
@@ -45,9 +52,14 @@ export interface PluginRuntimeOptions {
   readonly registries: Registries;
   /**
    * The config directory whose `plugins/<id>/plugin.conf` files hold plugin state. Without one
-   * the runtime keeps state in memory only (tests, embedding, benchmarks).
+   * the runtime keeps state in memory only (tests, embedding, benchmarks, programmatic runs).
    */
   readonly configDir?: string;
+  /**
+   * Every registered plugin is on, whatever its default: a programmatic run selected exactly
+   * these plugins. Implies no state files.
+   */
+  readonly allOn?: boolean;
   /** The event bus; a new one by default. */
   readonly events?: EventBus;
   /** The configuration at start; the host may attach a live one later. */
@@ -68,10 +80,14 @@ export interface PluginRecordView {
   readonly plugin: Plugin;
   /** Its state. */
   readonly state: PluginState;
+  /** Whether it is meant to be on (its `plugin.conf`, or its default). */
+  readonly on: boolean;
   /** Its live contributions, oldest first. */
   readonly contributions: readonly Contribution[];
   /** Capabilities that declined at the last activation, with their reasons. */
   readonly declined: readonly { readonly name: string; readonly reason: string }[];
+  /** Why it is failed or blocked, as typed errors (every config problem, or the one rule). */
+  readonly failures: readonly ResolutionError[];
 }
 
 /** The outcome of {@linkcode PluginRuntime.setState}. */
@@ -82,15 +98,74 @@ export interface SetStateResult {
   readonly path?: string;
   /** Where a corrupt state file was moved before it was replaced. */
   readonly backup?: string;
+  /** Plugins switched off first because they require this one (with `cascade`). */
+  readonly cascaded: readonly string[];
+  /** Plugins that were waiting for this one and are active now. */
+  readonly unblocked: readonly string[];
+}
+
+/** Options of {@linkcode PluginRuntime.setState}. */
+export interface SetStateOptions {
+  /** When switching off a plugin that active plugins require, switch those off first. */
+  readonly cascade?: boolean;
+}
+
+/** What {@linkcode PluginRuntime.refresh} found at a step boundary. */
+export interface RefreshReport {
+  /** The environment version afterwards. */
+  readonly version: number;
+  /** The plugins re-resolved successfully. */
+  readonly refreshed: readonly string[];
+  /** The plugins whose refresh failed (each reported once per live version). */
+  readonly failed: readonly string[];
+}
+
+/**
+ * Switching a plugin off was refused because active plugins require it.
+ *
+ * @example
+ * ```ts
+ * import { PluginDependentsError } from "@amber/core";
+ * const error = new PluginDependentsError("base", ["app"]);
+ * console.log(error.message);
+ * // "cannot switch off 'base': active plugins require it: app (switch them off first, or cascade)"
+ * ```
+ */
+export class PluginDependentsError extends AmberError {
+  /** The plugin that was to be switched off. */
+  readonly pluginId: string;
+  /** The active plugins that require it. */
+  readonly dependents: readonly string[];
+  /** Creates the error. */
+  constructor(pluginId: string, dependents: readonly string[]) {
+    super(
+      `cannot switch off '${pluginId}': active plugins require it: ${
+        dependents.join(", ")
+      } (switch them off first, or cascade)`,
+    );
+    this.name = "PluginDependentsError";
+    this.pluginId = pluginId;
+    this.dependents = dependents;
+  }
 }
 
 interface PluginRecord {
   readonly plugin: Plugin;
   state: PluginState;
+  // What the user wants: plugin.conf, the default, or the last setState.
+  on: boolean;
   declined: { name: string; reason: string }[];
+  failures: readonly ResolutionError[];
   // The scope of the current activation; closed when the plugin goes off, so a context the
   // plugin kept can no longer subscribe to anything.
   scope: PluginScope | undefined;
+  // The decoded config section the scope hands out.
+  section: unknown;
+  // What the current activation installed, for a live refresh to replace.
+  capabilities: readonly Capability[];
+  installed: Contribution[];
+  liveSeen: number | undefined;
+  liveFailed: number | undefined;
   tickFault: boolean;
 }
 
@@ -101,14 +176,15 @@ const REGISTERED: PluginState = Object.freeze({ status: "registered" });
 const ACTIVE: PluginState = Object.freeze({ status: "active" });
 const DISABLED: PluginState = Object.freeze({ status: "disabled" });
 const MAX_DIAGNOSTICS = 200;
+const ANY_VERSION = (range: string): boolean => range === "*" || range === "";
 
 /**
  * Runs plugins. Registration never activates; `start()` activates every plugin whose state is
- * on; `setState(id, on)` is the one write path for plugin state.
+ * on, dependencies first; `setState(id, on)` is the one write path for plugin state.
  *
  * @example
  * ```ts
- * import { PluginRuntime } from "@amber/core";
+ * import { any, PluginRuntime } from "@amber/core";
  * import { createRegistries } from "@amber/registries";
  *
  * const runtime = new PluginRuntime({ registries: createRegistries() });
@@ -116,6 +192,7 @@ const MAX_DIAGNOSTICS = 200;
  *   id: "style",
  *   version: "1.0.0",
  *   name: "Style",
+ *   bound: { prompts: any() },
  *   initialize: () => true,
  *   shutdown: () => {},
  *   capabilities: () => [
@@ -138,6 +215,7 @@ export class PluginRuntime {
 
   #records = new Map<string, PluginRecord>();
   #configDir?: string;
+  #allOn: boolean;
   #config: AmberConfig;
   #workspace: Workspace;
   #host: HostServices;
@@ -147,11 +225,18 @@ export class PluginRuntime {
   #queue: Promise<unknown> = Promise.resolve();
   #scopeHost: ScopeHost;
   #registryList: readonly OwnedRegistry<unknown>[];
+  #order: readonly string[] | undefined;
+  #orderFailures: ReadonlyMap<string, ResolutionError> = new Map();
+  #satisfies: ((version: string, range: string) => boolean) | undefined;
+  #live: PluginRecord[] = [];
+  #env: ResolvedExecutionEnv | undefined;
+  #envVersion = 0;
 
   /** Creates a runtime over `options.registries`. */
   constructor(options: PluginRuntimeOptions) {
     this.registries = options.registries;
-    this.#configDir = options.configDir;
+    this.#allOn = options.allOn ?? false;
+    this.#configDir = this.#allOn ? undefined : options.configDir;
     this.#config = options.config ?? { plugins: {} };
     this.#workspace = options.workspace ?? { root: Deno.cwd() };
     this.#host = options.host ?? {};
@@ -171,6 +256,12 @@ export class PluginRuntime {
         list: () => tools.list(),
       }),
       config: () => this.#config,
+      // A section without a schema is read live; one with a schema is what it decoded to, and
+      // attachConfig decodes it again.
+      section: (id) => {
+        const record = this.#records.get(id);
+        return record?.plugin.config === undefined ? this.#config.plugins[id] : record.section;
+      },
       hostServices: () => this.#host,
       workspace: () => this.#workspace,
       report: (pluginId, where, message, error) =>
@@ -183,7 +274,7 @@ export class PluginRuntime {
 
   /**
    * Adds a plugin in the `registered` state. Throws a {@linkcode PluginRegistrationError} for a
-   * bad id, version or name, or an id already registered.
+   * bad id, version, name or requirement, or an id already registered.
    */
   register(plugin: Plugin): void {
     const id = (plugin as { id?: unknown })?.id;
@@ -213,13 +304,37 @@ export class PluginRuntime {
         throw new PluginRegistrationError(id, `plugin '${id}': ${method} is not a function`);
       }
     }
+    for (const [dependency, range] of Object.entries(plugin.requires ?? {})) {
+      if (typeof range !== "string") {
+        throw new PluginRegistrationError(
+          id,
+          `plugin '${id}': requires.${dependency} must be a semver range string ("*" for any)`,
+        );
+      }
+    }
+    if (
+      plugin.config !== undefined && typeof plugin.config?.["~standard"]?.validate !== "function"
+    ) {
+      throw new PluginRegistrationError(
+        id,
+        `plugin '${id}': config is not a Standard Schema (a zod 4 schema, for one)`,
+      );
+    }
     this.#records.set(id, {
       plugin,
       state: REGISTERED,
+      on: false,
       declined: [],
+      failures: [],
       scope: undefined,
+      section: undefined,
+      capabilities: [],
+      installed: [],
+      liveSeen: undefined,
+      liveFailed: undefined,
       tickFault: false,
     });
+    this.#order = undefined;
   }
 
   /** Every registered plugin id, in registration order. */
@@ -238,14 +353,25 @@ export class PluginRuntime {
     return {
       plugin: record.plugin,
       state: record.state,
+      on: record.on,
       contributions: this.ledger.contributions(id),
       declined: record.declined.slice(),
+      failures: record.failures,
     };
   }
 
   /** Every plugin, in registration order. */
   list(): readonly PluginRecordView[] {
     return this.ids().map((id) => this.info(id));
+  }
+
+  /**
+   * The activation order: every registered plugin whose requirements resolve, dependencies
+   * first (input order breaks ties). Plugins with a missing requirement, a version mismatch or
+   * a cycle are left out; {@linkcode PluginRuntime.info} says why.
+   */
+  order(): readonly string[] {
+    return this.#resolveOrder();
   }
 
   /** The diagnostics so far, oldest first (the last 200). */
@@ -263,9 +389,27 @@ export class PluginRuntime {
     return this.#config;
   }
 
-  /** Attaches the host's live configuration; plugins read it at use time, so they see it. */
+  /**
+   * Attaches the host's live configuration; plugins read it at use time, so they see it. Each
+   * active plugin's section is decoded again; a section that no longer decodes is reported and
+   * the plugin keeps the value it had.
+   */
   attachConfig(config: AmberConfig): void {
     this.#config = config;
+    for (const record of this.#records.values()) {
+      if (record.state.status !== "active" || record.plugin.config === undefined) continue;
+      const decoded = decodePluginConfig(record.plugin, config.plugins[record.plugin.id]);
+      const apply = (result: Awaited<typeof decoded>): void => {
+        if (result.ok) record.section = result.value;
+        else {
+          for (const error of result.errors) {
+            this.#diagnose({ pluginId: record.plugin.id, where: "config", message: error.message });
+          }
+        }
+      };
+      if (decoded instanceof Promise) decoded.then(apply);
+      else apply(decoded);
+    }
   }
 
   /** Attaches host services; capabilities installed from now on see them. */
@@ -274,32 +418,60 @@ export class PluginRuntime {
   }
 
   /**
-   * Activates every registered plugin whose state is on: its `plugin.conf`, or its default when
-   * there is none or the file is corrupt (which is reported and left as it is).
+   * Activates every registered plugin that is on (its `plugin.conf`, or its default when there
+   * is none or the file is corrupt, which is reported and left as it is), dependencies first. A
+   * plugin whose requirement is off or failed is `blocked` and says why.
    */
   start(): Promise<void> {
     return this.#serial(async () => {
+      await this.#loadSemver();
+      const order = this.#resolveOrder();
       for (const record of this.#records.values()) {
         if (record.state.status !== "registered") continue;
         const persisted = this.#persistedState(record);
-        const on = typeof persisted === "boolean" ? persisted : await persisted;
-        if (!on) record.state = DISABLED;
-        else {
-          const pending = this.#activate(record);
-          if (pending !== undefined) await pending;
+        record.on = typeof persisted === "boolean" ? persisted : await persisted;
+        const failure = this.#orderFailures.get(record.plugin.id);
+        if (failure === undefined) continue;
+        if (!record.on) record.state = DISABLED;
+        else this.#block(record, failure, failure.rule === "dependency-cycle");
+      }
+      for (const id of order) {
+        const record = this.#records.get(id)!;
+        if (record.state.status !== "registered") continue;
+        if (!record.on) {
+          record.state = DISABLED;
+          continue;
         }
+        const pending = this.#activateIfReady(record);
+        if (pending !== undefined) await pending;
       }
     });
   }
 
   /**
    * The one write path of plugin state: persists `plugins/<id>/plugin.conf` atomically, then
-   * activates or deactivates the plugin. Calls are serialized, so concurrent calls never tear
-   * the file and the last call wins.
+   * activates or deactivates the plugin. Switching off a plugin that active plugins require is
+   * refused with a {@linkcode PluginDependentsError} (nothing is written), unless `cascade`
+   * switches them off first, furthest dependents first; they stay on in their own files and
+   * come back when this plugin does. Calls are serialized: concurrent calls never tear the file
+   * and the last call wins.
    */
-  setState(id: string, on: boolean): Promise<SetStateResult> {
+  setState(id: string, on: boolean, options: SetStateOptions = {}): Promise<SetStateResult> {
     const record = this.#record(id);
     return this.#serial(async () => {
+      const cascaded: string[] = [];
+      if (!on && record.state.status === "active") {
+        const dependents = this.#activeDependents(id);
+        if (dependents.length > 0 && !options.cascade) {
+          throw new PluginDependentsError(id, dependents);
+        }
+        for (const dependent of dependents) {
+          const other = this.#records.get(dependent)!;
+          const pending = this.#deactivate(other);
+          if (pending !== undefined) await pending;
+          cascaded.push(dependent);
+        }
+      }
       let written: { path: string; backup?: string } | undefined;
       if (this.#configDir !== undefined) {
         written = await writePluginState(this.#configDir, id, { enabled: on });
@@ -311,10 +483,44 @@ export class PluginRuntime {
           });
         }
       }
-      if (on && record.state.status !== "active") await this.#activate(record);
-      if (!on && record.state.status === "active") await this.#deactivate(record);
-      if (!on) record.state = DISABLED;
-      return { state: record.state, ...written };
+      record.on = on;
+      let unblocked: string[] = [];
+      if (on && record.state.status !== "active") {
+        await this.#loadSemver();
+        this.#resolveOrder();
+        const failure = this.#orderFailures.get(id);
+        if (failure !== undefined) {
+          this.#block(record, failure, failure.rule === "dependency-cycle");
+        } else {
+          const pending = this.#activateIfReady(record);
+          if (pending !== undefined) await pending;
+        }
+      }
+      if (!on && record.state.status === "active") {
+        const pending = this.#deactivate(record);
+        if (pending !== undefined) await pending;
+      }
+      if (!on) {
+        record.state = DISABLED;
+        record.failures = [];
+      }
+      // Whatever was waiting on this plugin (or on something it unblocks) gets its chance now.
+      for (const other of this.#resolveOrder()) {
+        const waiting = this.#records.get(other)!;
+        if (waiting.on && waiting.state.status === "blocked") {
+          const pending = this.#activateIfReady(waiting);
+          if (pending !== undefined) await pending;
+          if ((waiting.state as PluginState).status === "active") unblocked = [...unblocked, other];
+        }
+      }
+      // Switched off for this plugin's sake, they stay on in their own files: blocked until
+      // it comes back.
+      for (const dependent of cascaded) {
+        const other = this.#records.get(dependent)!;
+        const problem = this.#requirementProblem(other);
+        if (problem !== undefined) this.#block(other, problem, false);
+      }
+      return { state: record.state, ...written, cascaded, unblocked };
     });
   }
 
@@ -339,17 +545,68 @@ export class PluginRuntime {
   }
 
   /**
-   * Deactivates every active plugin, newest first, without touching their state files: the
+   * At a step boundary: re-resolves every active plugin whose `liveVersion()` moved. A refresh
+   * that succeeds replaces the plugin's contributions and publishes `environmentChanged` with the
+   * tools added, removed and changed; one that fails keeps the previous contributions and is
+   * reported once per live version. Costs a call per live plugin when nothing moved.
+   */
+  refresh(): RefreshReport {
+    const refreshed: string[] = [];
+    const failed: string[] = [];
+    for (const record of this.#live) {
+      if (record.state.status !== "active") continue;
+      let version: number;
+      try {
+        version = record.plugin.liveVersion!();
+      } catch (error) {
+        this.#diagnose({
+          pluginId: record.plugin.id,
+          where: "liveVersion",
+          message: describeError(error),
+          error,
+        });
+        continue;
+      }
+      if (version === record.liveSeen || version === record.liveFailed) continue;
+      if (this.#reinstall(record, version)) refreshed.push(record.plugin.id);
+      else failed.push(record.plugin.id);
+    }
+    return { version: this.#version(), refreshed, failed };
+  }
+
+  /**
+   * The resolved execution environment: an immutable snapshot of the tools, prompt blocks,
+   * hooks, gates, guards, action kinds and state keys of the active plugins, in dependency
+   * order. The same object until something in it changes.
+   */
+  environment(): ResolvedExecutionEnv {
+    const version = this.#version();
+    if (this.#env === undefined || this.#envVersion !== version) {
+      const order = this.#resolveOrder().filter((id) =>
+        this.#records.get(id)!.state.status === "active"
+      );
+      this.#env = buildEnvironment(this.registries, order, version);
+      this.#envVersion = version;
+    }
+    return this.#env;
+  }
+
+  /**
+   * Deactivates every active plugin, dependents first, without touching their state files: the
    * host is shutting down, not the user switching plugins off.
    */
   stop(): Promise<void> {
     return this.#serial(async () => {
-      for (const record of [...this.#records.values()].reverse()) {
+      const order = this.#order ?? this.ids();
+      const rest = this.ids().filter((id) => !order.includes(id));
+      for (const id of [...order, ...rest].reverse()) {
+        const record = this.#records.get(id)!;
         if (record.state.status === "active") {
           const pending = this.#deactivate(record);
           if (pending !== undefined) await pending;
-          record.state = REGISTERED;
         }
+        record.state = REGISTERED;
+        record.failures = [];
       }
     });
   }
@@ -366,12 +623,83 @@ export class PluginRuntime {
     return next;
   }
 
+  #version(): number {
+    let sum = 0;
+    for (const registry of this.#registryList) sum += registry.version;
+    return sum;
+  }
+
+  // semver is loaded only when some plugin asks for a version range, so a harness without
+  // ranges never pays for it.
+  async #loadSemver(): Promise<void> {
+    if (this.#satisfies !== undefined) return;
+    const needed = [...this.#records.values()].some((record) =>
+      Object.values(record.plugin.requires ?? {}).some((range) => !ANY_VERSION(range))
+    );
+    if (!needed) return;
+    const semver = await import("semver");
+    this.#satisfies = (version, range) => semver.satisfies(version, range);
+  }
+
+  #resolveOrder(): readonly string[] {
+    if (this.#order !== undefined) return this.#order;
+    const nodes = [...this.#records.values()].map((record) => ({
+      id: record.plugin.id,
+      version: record.plugin.version,
+      requires: record.plugin.requires,
+    }));
+    const satisfies = this.#satisfies ?? ((_version: string, range: string) => ANY_VERSION(range));
+    const { order, failures } = orderPlugins(nodes, satisfies);
+    this.#order = order;
+    this.#orderFailures = failures;
+    return order;
+  }
+
+  #activeDependents(id: string): string[] {
+    const nodes = [...this.#records.values()].map((record) => ({
+      id: record.plugin.id,
+      version: record.plugin.version,
+      requires: record.plugin.requires,
+    }));
+    return dependentsOf(nodes, id).filter((dependent) =>
+      this.#records.get(dependent)?.state.status === "active"
+    );
+  }
+
+  // Why `record` cannot activate now because of a requirement, or undefined when it can.
+  #requirementProblem(record: PluginRecord): ResolutionError | undefined {
+    for (const dependency of Object.keys(record.plugin.requires ?? {})) {
+      const other = this.#records.get(dependency);
+      const status = other?.state.status;
+      if (status === "active") continue;
+      const why = other === undefined
+        ? "which is not installed"
+        : status === "failed" || status === "blocked"
+        ? `which is ${status}`
+        : "which is off";
+      return new ResolutionError({
+        rule: "missing-dependency",
+        pluginIds: [record.plugin.id],
+        message: `plugin '${record.plugin.id}' requires '${dependency}', ${why}`,
+        id: dependency,
+      });
+    }
+    return undefined;
+  }
+
+  #block(record: PluginRecord, failure: ResolutionError, broken: boolean): void {
+    record.failures = [failure];
+    record.state = broken
+      ? { status: "failed", reason: failure.message }
+      : { status: "blocked", reason: failure.message };
+  }
+
   // The lifecycle methods below return a promise only when the plugin's own code returned one
   // (or a state file has to be read), so a harness of synchronous plugins activates and
   // deactivates without a promise per plugin.
 
   #persistedState(record: PluginRecord): Promise<boolean> | boolean {
-    const fallback = record.plugin.enabledByDefault ?? true;
+    const fallback = this.#allOn || (record.plugin.enabledByDefault ?? true);
     if (this.#configDir === undefined) return fallback;
     return readPluginState(this.#configDir, record.plugin.id).then((read) => {
       if (read.status === "ok") return read.record.enabled;
@@ -389,10 +717,38 @@ export class PluginRuntime {
     });
   }
 
+  #activateIfReady(record: PluginRecord): Promise<void> | void {
+    const problem = this.#requirementProblem(record);
+    if (problem !== undefined) return this.#block(record, problem, false);
+    const decoded = decodePluginConfig(record.plugin, this.#config.plugins[record.plugin.id]);
+    if (decoded instanceof Promise) {
+      return decoded.then((result) => this.#activateDecoded(record, result));
+    }
+    return this.#activateDecoded(record, decoded);
+  }
+
+  #activateDecoded(
+    record: PluginRecord,
+    decoded: Awaited<ReturnType<typeof decodePluginConfig>>,
+  ): Promise<void> | void {
+    if (!decoded.ok) {
+      return this.#fail(
+        record,
+        decoded.errors.map((error) => error.message).join("; "),
+        undefined,
+        false,
+        decoded.errors,
+      );
+    }
+    record.section = decoded.value;
+    return this.#activate(record);
+  }
+
   #activate(record: PluginRecord): Promise<void> | void {
     const { plugin } = record;
     const id = plugin.id;
     record.declined = [];
+    record.failures = [];
     const scope = new PluginScope(id, this.#scopeHost);
     record.scope = scope;
     let ready: unknown;
@@ -411,54 +767,138 @@ export class PluginRuntime {
   }
 
   #install(record: PluginRecord, scope: PluginScope, ready: unknown): Promise<void> | void {
-    const id = record.plugin.id;
+    const { plugin } = record;
+    const id = plugin.id;
     if (ready !== true) {
       return this.#fail(record, "initialize returned false", undefined, false);
     }
     let capabilities: readonly Capability[];
     try {
-      capabilities = record.plugin.capabilities();
-      if (!Array.isArray(capabilities)) throw new TypeError("capabilities() must return an array");
+      capabilities = plugin.capabilities();
     } catch (error) {
       return this.#fail(record, `capabilities() failed: ${describeError(error)}`, error, true);
     }
-    const problem = checkCapabilities(capabilities);
-    if (problem !== undefined) return this.#fail(record, problem, undefined, true);
-
-    for (let i = 0; i < capabilities.length; i++) {
-      const capability = capabilities[i];
-      const kind: CapabilityKind = capability.kind;
-      const registry = this.registries[kind] as OwnedRegistry<Capability>;
-      let result: InstallResult;
+    let live: number | undefined;
+    if (plugin.liveVersion !== undefined) {
       try {
-        result = registry.install(id, capability, scope);
+        live = plugin.liveVersion();
       } catch (error) {
-        return this.#fail(
-          record,
-          `${label(capability)} failed: ${describeError(error)}`,
-          error,
-          true,
-        );
-      }
-      if (result.status === "installed") {
-        this.ledger.record(id, result.contribution);
-        if (result.contribution.kind !== kind) {
-          return this.#fail(
-            record,
-            `${label(capability)} installed a '${result.contribution.kind}' contribution`,
-            undefined,
-            true,
-          );
-        }
-      } else if (result.status === "declined") {
-        record.declined.push({ name: capability.name, reason: result.reason });
-      } else {
-        return this.#fail(record, `${label(capability)} failed: ${result.error}`, undefined, true);
+        return this.#fail(record, `liveVersion() failed: ${describeError(error)}`, error, true);
       }
     }
+    const outcome = installCapabilities(this.registries, id, capabilities, scope, plugin.bound);
+    if (!outcome.ok) {
+      return this.#fail(
+        record,
+        outcome.reason,
+        undefined,
+        true,
+        outcome.failure ? [outcome.failure] : [],
+      );
+    }
+    const contributions = outcome.contributions;
+    for (let i = 0; i < contributions.length; i++) this.ledger.record(id, contributions[i]);
+    record.capabilities = capabilities;
+    record.installed = contributions;
+    record.declined = outcome.declined;
+    record.liveSeen = live;
+    record.liveFailed = undefined;
+    if (live !== undefined) this.#live.push(record);
     record.state = ACTIVE;
     record.tickFault = false;
     if (this.events.has("pluginEnabled")) this.events.publish("pluginEnabled", { id });
+  }
+
+  // Swaps a live plugin's contributions for what capabilities() gives now. The old ones go
+  // first, so the new set is checked against everyone else exactly as at activation; if the new
+  // set fails, the old capabilities are installed again and the run keeps its environment.
+  #reinstall(record: PluginRecord, version: number): boolean {
+    const { plugin } = record;
+    const id = plugin.id;
+    const before = toolsOf(record.installed, this.registries);
+    const reject = (reason: string): boolean => {
+      record.liveFailed = version;
+      this.#diagnose({ pluginId: id, where: "refresh", message: reason });
+      if (this.events.has("refreshFailed")) {
+        this.events.publish("refreshFailed", { pluginId: id, version, reason });
+      }
+      return false;
+    };
+    let capabilities: readonly Capability[];
+    try {
+      capabilities = plugin.capabilities();
+    } catch (error) {
+      return reject(`capabilities() failed: ${describeError(error)}`);
+    }
+    this.#release(record);
+    const outcome = installCapabilities(
+      this.registries,
+      id,
+      capabilities,
+      record.scope!,
+      plugin.bound,
+    );
+    if (!outcome.ok) {
+      const restored = installCapabilities(
+        this.registries,
+        id,
+        record.capabilities,
+        record.scope!,
+        plugin.bound,
+      );
+      if (restored.ok) this.#adopt(record, record.capabilities, restored.contributions);
+      else {
+        // Nothing else can have taken the ids meanwhile (changes are serialized), so this only
+        // happens when the plugin's previous capabilities no longer install either.
+        this.#diagnose({ pluginId: id, where: "refresh", message: restored.reason });
+      }
+      return reject(`version ${version}: ${outcome.reason}`);
+    }
+    this.#adopt(record, capabilities, outcome.contributions);
+    record.declined = outcome.declined;
+    record.liveSeen = version;
+    record.liveFailed = undefined;
+    const after = toolsOf(record.installed, this.registries);
+    if (this.events.has("environmentChanged")) {
+      const added = [...after.keys()].filter((name) => !before.has(name));
+      const removed = [...before.keys()].filter((name) => !after.has(name));
+      const changed = [...after.keys()].filter((name) =>
+        before.has(name) && before.get(name) !== after.get(name)
+      );
+      this.events.publish("environmentChanged", {
+        pluginId: id,
+        version: this.#version(),
+        added,
+        removed,
+        changed,
+      });
+    }
+    return true;
+  }
+
+  #release(record: PluginRecord): void {
+    const id = record.plugin.id;
+    for (let i = record.installed.length - 1; i >= 0; i--) {
+      const contribution = record.installed[i];
+      try {
+        contribution.remove();
+      } catch (error) {
+        this.#diagnose({
+          pluginId: id,
+          where: `remove of '${contribution.name}'`,
+          message: describeError(error),
+          error,
+        });
+      }
+      this.ledger.forget(id, contribution);
+    }
+    record.installed = [];
+  }
+
+  #adopt(record: PluginRecord, capabilities: readonly Capability[], contributions: Contribution[]) {
+    for (const contribution of contributions) this.ledger.record(record.plugin.id, contribution);
+    record.capabilities = capabilities;
+    record.installed = contributions;
   }
 
   #deactivate(record: PluginRecord): Promise<void> | void {
@@ -470,7 +910,7 @@ export class PluginRuntime {
 
   #deactivated(record: PluginRecord): void {
     const id = record.plugin.id;
-    this.#unwind(id);
+    this.#unwind(record);
     record.state = DISABLED;
     if (this.events.has("pluginDisabled")) this.events.publish("pluginDisabled", { id });
   }
@@ -480,18 +920,27 @@ export class PluginRuntime {
     reason: string,
     error: unknown,
     initialized: boolean,
+    failures: readonly ResolutionError[] = [],
   ): Promise<void> | void {
     closeScope(record);
     // The plugin may hold resources from initialize; it gets the chance to release them.
     const pending = initialized ? this.#shutdown(record) : undefined;
-    if (pending !== undefined) return pending.then(() => this.#failed(record, reason, error));
-    this.#failed(record, reason, error);
+    if (pending !== undefined) {
+      return pending.then(() => this.#failed(record, reason, error, failures));
+    }
+    this.#failed(record, reason, error, failures);
   }
 
-  #failed(record: PluginRecord, reason: string, error: unknown): void {
+  #failed(
+    record: PluginRecord,
+    reason: string,
+    error: unknown,
+    failures: readonly ResolutionError[],
+  ): void {
     const id = record.plugin.id;
-    this.#unwind(id);
+    this.#unwind(record);
     record.declined = [];
+    record.failures = failures;
     record.state = { status: "failed", reason };
     this.#diagnose({ pluginId: id, where: "activation", message: reason, error });
     this.events.publish("pluginFailed", { id, reason });
@@ -512,7 +961,13 @@ export class PluginRuntime {
     return undefined;
   }
 
-  #unwind(id: string): void {
+  #unwind(record: PluginRecord): void {
+    const id = record.plugin.id;
+    record.installed = [];
+    record.capabilities = [];
+    if (record.liveSeen !== undefined || record.plugin.liveVersion !== undefined) {
+      this.#live = this.#live.filter((other) => other !== record);
+    }
     const faults = this.ledger.unwind(id);
     if (faults.length === 0) return;
     for (const fault of faults) {
@@ -580,33 +1035,15 @@ function closeScope(record: PluginRecord): void {
   record.scope = undefined;
 }
 
-function label(capability: Capability): string {
-  return `capability '${capability.name}' (${capability.kind})`;
-}
-
-const KINDS: ReadonlySet<string> = new Set(CAPABILITY_KINDS);
-
-// The union of capability kinds is closed; a plugin written in JavaScript can still hand over
-// anything, so the shape is checked before a registry sees it.
-function checkCapabilities(capabilities: readonly Capability[]): string | undefined {
-  for (let i = 0; i < capabilities.length; i++) {
-    const capability = capabilities[i] as Partial<Capability> | null;
-    if (capability === null || typeof capability !== "object") {
-      return `capability #${i + 1} is not an object`;
-    }
-    const name = capability.name;
-    if (typeof name !== "string" || name === "") return `capability #${i + 1} has no name`;
-    if (!KINDS.has(capability.kind as string)) {
-      return `capability '${name}' has unknown kind '${String(capability.kind)}' (kinds: ${
-        CAPABILITY_KINDS.join(", ")
-      })`;
-    }
-    // A plugin declares a handful of capabilities: a pairwise scan beats building a Set.
-    for (let j = 0; j < i; j++) {
-      if (capabilities[j].name === name) {
-        return `capability name '${name}' is used twice in the plugin`;
-      }
-    }
+// The tools a set of contributions put in the registry, by name, with the Tool object now there.
+function toolsOf(
+  contributions: readonly Contribution[],
+  registries: Registries,
+): Map<string, unknown> {
+  const tools = new Map<string, unknown>();
+  for (const contribution of contributions) {
+    if (contribution.kind !== "tool") continue;
+    for (const name of contribution.ids) tools.set(name, registries.tool.get(name)?.tool);
   }
-  return undefined;
+  return tools;
 }

@@ -12,5 +12,5 @@
  */
 
 export { makeBundledPlugins } from "./bundled.ts";
-export { createHelloPlugin } from "./hello/mod.ts";
+export { createHelloPlugin, type HelloConfig } from "./hello/mod.ts";
 export { createMetricsPlugin, type MetricsCounts, type MetricsPlugin } from "./metrics/mod.ts";

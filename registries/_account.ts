@@ -133,6 +133,7 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
           `which already has ${kind} '${holder.value.capability.name}' of ${
             ownerLabel(holder.owner)
           }`,
+        { id: provider, owner: holder.owner },
       );
     }
     return installed(this.#map.install(provider, owner, { capability }, kind, capability.name)!);

@@ -166,6 +166,7 @@ export function createCommandRegistry(options: CommandRegistryOptions = {}): Com
         `command root '/${word}' from ${ownerLabel(owner)} collides with ${
           ownerLabel(holder.owner)
         }`,
+        { id: word, owner: holder.owner },
       );
     }
     const { help, man, subtree, handlers } = capability;

@@ -1,7 +1,8 @@
 /**
  * `@amber/registries`: one registry per capability kind, each also importable on its own
  * (`@amber/registries/tools`, `/prompts`, `/status`, `/panels`, `/commands`, `/providers`,
- * `/wallets`, `/allowances`), and {@linkcode createRegistries} to build all eight at once.
+ * `/wallets`, `/allowances`, and `/extensions` for the kernel's five), and
+ * {@linkcode createRegistries} to build all thirteen at once.
  *
  * @example
  * ```ts
@@ -16,6 +17,13 @@
 import type { DialectFactory, Registries } from "@amber/core";
 import { createAllowanceRegistry } from "./allowances.ts";
 import { type CoreCommandRoots, createCommandRegistry } from "./commands.ts";
+import {
+  createActionRegistry,
+  createGateRegistry,
+  createGuardRegistry,
+  createHookRegistry,
+  createStateKeyRegistry,
+} from "./extensions.ts";
 import { createPanelRegistry } from "./panels.ts";
 import { createPromptRegistry } from "./prompts.ts";
 import { createProviderRegistry } from "./providers.ts";
@@ -25,6 +33,7 @@ import { createWalletRegistry } from "./wallets.ts";
 
 export * from "./allowances.ts";
 export * from "./commands.ts";
+export * from "./extensions.ts";
 export * from "./panels.ts";
 export * from "./prompts.ts";
 export * from "./providers.ts";
@@ -43,13 +52,13 @@ export interface RegistriesOptions {
 }
 
 /**
- * Builds the eight registries.
+ * Builds the thirteen registries: the eight harness kinds, then the kernel's five.
  *
  * @example
  * ```ts
  * import { createRegistries } from "@amber/registries";
  * const registries = createRegistries({ onRenderError: (owner, name) => console.error(owner, name) });
- * console.log(Object.keys(registries).length); // 8
+ * console.log(Object.keys(registries).length); // 13
  * ```
  */
 export function createRegistries(options: RegistriesOptions = {}): Registries {
@@ -63,5 +72,10 @@ export function createRegistries(options: RegistriesOptions = {}): Registries {
     provider: createProviderRegistry({ coreFlavors: options.coreFlavors }),
     wallet: createWalletRegistry(),
     allowance: createAllowanceRegistry(),
+    hook: createHookRegistry(),
+    gate: createGateRegistry(),
+    guard: createGuardRegistry(),
+    action: createActionRegistry(),
+    state: createStateKeyRegistry(),
   };
 }

@@ -111,6 +111,7 @@ export function createPanelRegistry(): PanelRegistry {
     if (holder !== undefined) {
       return failed(
         `${panelLabel(id, owner)} collides with the panel of ${ownerLabel(holder.owner)}`,
+        { id, owner: holder.owner },
       );
     }
     const entry: PanelEntry = { id, title: capability.title, owner };

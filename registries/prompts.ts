@@ -145,6 +145,7 @@ export function createPromptRegistry(options: PromptRegistryOptions = {}): Promp
     if (holder !== undefined) {
       return failed(
         `${blockLabel(name, owner)} collides with the block of ${ownerLabel(holder.owner)}`,
+        { id: name, owner: holder.owner },
       );
     }
     const handle = blocks.install(name, owner, { capability, failing: false }, "prompt", name);

@@ -259,6 +259,7 @@ export function createProviderRegistry(options: ProviderRegistryOptions = {}): P
           `${where(capability, owner)} brings flavor '${flavor}', which ${
             ownerLabel(holder.owner)
           } already provides`,
+          { id: FLAVOR_ID + flavor, owner: holder.owner },
         );
       }
     }
@@ -289,6 +290,7 @@ export function createProviderRegistry(options: ProviderRegistryOptions = {}): P
         return failed(
           `preset '${name}' of ${ownerLabel(owner)} is already provided by ` +
             ownerLabel(holder.owner),
+          { id: name, owner: holder.owner },
         );
       }
       if (preset.flavor !== flavor && flavorRecord(preset.flavor) === undefined) {

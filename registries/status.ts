@@ -251,6 +251,7 @@ export function createStatusRegistry(options: StatusRegistryOptions = {}): Statu
         return failed(
           `status segment '${name}' of ${ownerLabel(owner)} is already registered by ` +
             ownerLabel(holder.owner),
+          { id: name, owner: holder.owner },
         );
       }
       const handle = segments.install(

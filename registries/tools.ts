@@ -180,7 +180,9 @@ export function createToolRegistry(): ToolRegistry {
       if (typeof slot === "string") return failed(slot);
       const name = slot.tool.name;
       const holder = slots.get(name);
-      if (holder !== undefined) return failed(collision(name, owner, holder.owner));
+      if (holder !== undefined) {
+        return failed(collision(name, owner, holder.owner), { id: name, owner: holder.owner });
+      }
       return installed(slots.install(name, owner, slot, "tool", capability.name)!);
     }
 
@@ -192,7 +194,9 @@ export function createToolRegistry(): ToolRegistry {
       if (typeof slot === "string") return failed(slot);
       const name = slot.tool.name;
       const holder = slots.get(name);
-      if (holder !== undefined) return failed(collision(name, owner, holder.owner));
+      if (holder !== undefined) {
+        return failed(collision(name, owner, holder.owner), { id: name, owner: holder.owner });
+      }
       if (ids.includes(name)) {
         return failed(
           `${collision(name, owner, owner)} (listed twice in ${

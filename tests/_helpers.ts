@@ -2,8 +2,11 @@
 // over fresh registries.
 
 import {
+  any,
   type Capability,
+  type CapabilityBound,
   type CapabilityKind,
+  PHASE_HOOK_POINTS,
   type Plugin,
   PluginRuntime,
   type PluginRuntimeOptions,
@@ -11,7 +14,25 @@ import {
 } from "@amber/core";
 import { createRegistries } from "@amber/registries";
 
-/** A plugin with the given capabilities; overrides replace any field. */
+/** A bound that admits everything: for tests about something other than bounds. */
+export const OPEN_BOUND: CapabilityBound = {
+  tools: any(),
+  commands: any(),
+  panels: any(),
+  segments: any(),
+  prompts: any(),
+  flavors: any(),
+  presets: any(),
+  wallets: any(),
+  allowances: any(),
+  toolGates: any(),
+  runEndGuards: any(),
+  actionKinds: any(),
+  stateKeys: any(),
+  phaseHooks: PHASE_HOOK_POINTS,
+};
+
+/** A plugin with the given capabilities and an open bound; overrides replace any field. */
 export function makePlugin(
   id: string,
   capabilities: readonly Capability[] | (() => readonly Capability[]) = [],
@@ -21,6 +42,7 @@ export function makePlugin(
     id,
     version: "1.0.0",
     name: `Plugin ${id}`,
+    bound: OPEN_BOUND,
     initialize: () => true,
     shutdown: () => {},
     capabilities: typeof capabilities === "function" ? capabilities : () => capabilities,
@@ -91,6 +113,20 @@ export function capabilityOf(kind: CapabilityKind, key: string): Capability {
         provider: `preset_${key}`,
         fetch: () => Promise.resolve({ windows: [{ label: "5h", percentUsed: 1 }] }),
       };
+    case "hook":
+      return { kind, name: `h_${key}`, point: "StepEnd", run: () => ({}) };
+    case "gate":
+      return { kind, name: `g_${key}`, check: () => ({ kind: "allow" }) };
+    case "guard":
+      return { kind, name: `guard_${key}`, decide: () => ({ kind: "complete" }) };
+    case "action":
+      return {
+        kind,
+        name: `act_${key}`,
+        run: () => Promise.resolve({ ok: true, output: key }),
+      };
+    case "state":
+      return { kind, name: `st_${key}`, initial: 0 };
   }
 }
 

@@ -6,8 +6,53 @@
  * @module
  */
 
-import type { Plugin, PluginContext, Tool } from "@amber/core";
-import { PluginCategory } from "@amber/core";
+import type { Plugin, PluginContext, StandardJsonSchema, StandardResult, Tool } from "@amber/core";
+import { exact, PluginCategory } from "@amber/core";
+
+/** The hello plugin's section of config.yaml. */
+export interface HelloConfig {
+  /** The word before the name; "Hello" by default. */
+  readonly greeting: string;
+}
+
+// A Standard Schema written out by hand: the bundled plugins stay off zod so that `amber`
+// starts without loading it. A third-party plugin would simply pass a zod schema.
+const helloConfig: StandardJsonSchema = {
+  "~standard": {
+    version: 1,
+    vendor: "amber",
+    validate(value: unknown): StandardResult {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        return { issues: [{ message: `expected object, received ${kindOf(value)}`, path: [] }] };
+      }
+      const { greeting = "Hello", ...rest } = value as { greeting?: unknown };
+      const unknown = Object.keys(rest);
+      if (unknown.length > 0) {
+        return { issues: [{ message: `unknown key (known: greeting)`, path: [unknown[0]] }] };
+      }
+      if (typeof greeting !== "string") {
+        return {
+          issues: [{
+            message: `expected string, received ${kindOf(greeting)}`,
+            path: ["greeting"],
+          }],
+        };
+      }
+      return { value: { greeting } satisfies HelloConfig };
+    },
+    jsonSchema: {
+      input: () => ({
+        type: "object",
+        properties: { greeting: { type: "string", default: "Hello" } },
+        additionalProperties: false,
+      }),
+    },
+  },
+};
+
+function kindOf(value: unknown): string {
+  return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+}
 
 /**
  * Creates the hello plugin.
@@ -22,10 +67,8 @@ import { PluginCategory } from "@amber/core";
 export function createHelloPlugin(): Plugin {
   let context: PluginContext | undefined;
 
-  const greeting = (): string => {
-    const section = context?.section() as { greeting?: unknown } | undefined;
-    return typeof section?.greeting === "string" ? section.greeting : "Hello";
-  };
+  const greeting = (): string =>
+    (context?.section() as HelloConfig | undefined)?.greeting ?? "Hello";
   const greet = (name: string): string => `${greeting()}, ${name.trim() || "world"}!`;
 
   const greetTool: Tool = {
@@ -49,6 +92,8 @@ export function createHelloPlugin(): Plugin {
     name: "Hello",
     description: "The worked example: a greet tool and the /hello command.",
     category: PluginCategory.Other,
+    bound: { tools: exact("greet"), commands: exact("hello") },
+    config: helloConfig,
     initialize(ctx) {
       context = ctx;
       return true;

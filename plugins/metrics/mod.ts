@@ -60,6 +60,8 @@ export function createMetricsPlugin(): MetricsPlugin {
     name: "Metrics",
     description: "Counts turns, tool calls and tokens; contributes nothing.",
     category: PluginCategory.Observability,
+    // It only observes: subscriptions are not contributions a bound limits.
+    bound: {},
     initialize(ctx) {
       counts = zero();
       ctx.events.subscribe("turnStarted", () => counts.turns++);

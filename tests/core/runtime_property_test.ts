@@ -36,6 +36,11 @@ function reachable(registries: Registries, spec: Spec): string[] {
       provider: () => registries.provider.preset(`preset_${key}`) !== undefined,
       wallet: () => registries.wallet.entries().some((e) => e.owner === spec.id),
       allowance: () => registries.allowance.entries().some((e) => e.owner === spec.id),
+      hook: () => registries.hook.get(`h_${key}`) !== undefined,
+      gate: () => registries.gate.get(`g_${key}`) !== undefined,
+      guard: () => registries.guard.get(`guard_${key}`) !== undefined,
+      action: () => registries.action.get(`act_${key}`) !== undefined,
+      state: () => registries.state.get(`st_${key}`) !== undefined,
     }[kind]();
     if (hit) found.push(`${kind}:${key}`);
   });

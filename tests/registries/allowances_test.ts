@@ -64,6 +64,13 @@ function errorOf(result: InstallResult): string {
   return (result as { error: string }).error;
 }
 
+function conflictOf(
+  result: InstallResult,
+): { readonly id: string; readonly owner: string } | undefined {
+  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
+  return result.conflict;
+}
+
 function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
@@ -252,7 +259,9 @@ Deno.test("one poll in flight per provider; dispose aborts it and drops its resu
 Deno.test("a second allowance for the same provider fails naming both plugins", () => {
   const allowances = createAllowanceRegistry();
   contributionOf(allowances.install("opencode_go", fixed("opencode_go", {}), services("a")));
-  const error = errorOf(allowances.install("other", fixed("opencode_go", {}), services("other")));
+  const result = allowances.install("other", fixed("opencode_go", {}), services("other"));
+  assert.deepEqual(conflictOf(result), { id: "opencode_go", owner: "opencode_go" });
+  const error = errorOf(result);
   assert.equal(
     error,
     "allowance 'usage' of plugin 'other' reads provider 'opencode_go', which already has " +

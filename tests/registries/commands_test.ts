@@ -55,6 +55,13 @@ function errorOf(result: InstallResult): string {
   return result.error;
 }
 
+function conflictOf(
+  result: InstallResult,
+): { readonly id: string; readonly owner: string } | undefined {
+  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
+  return result.conflict;
+}
+
 function errorText(outcome: CommandOutcome): string {
   if (outcome.ok) throw new Error(`expected an error, got ${JSON.stringify(outcome)}`);
   return outcome.error;
@@ -170,15 +177,16 @@ Deno.test("commands: toggling a plugin rebuilds the tree at once", async () => {
 
 Deno.test("commands: a root colliding with core or another plugin fails naming both", () => {
   const commands = withCore();
-  strictEqual(
-    errorOf(commands.install("x", command("help"), services("x"))),
-    "command root '/help' from plugin 'x' collides with core",
-  );
+  const withRoot = commands.install("x", command("help"), services("x"));
+  strictEqual(errorOf(withRoot), "command root '/help' from plugin 'x' collides with core");
+  deepStrictEqual(conflictOf(withRoot), { id: "help", owner: "core" });
   contributionOf(commands.install("y", command("deploy"), services("y")));
+  const withPlugin = commands.install("x", command("deploy"), services("x"));
   strictEqual(
-    errorOf(commands.install("x", command("deploy"), services("x"))),
+    errorOf(withPlugin),
     "command root '/deploy' from plugin 'x' collides with plugin 'y'",
   );
+  deepStrictEqual(conflictOf(withPlugin), { id: "deploy", owner: "y" });
   deepStrictEqual(commands.entries(), [
     { id: "help", owner: "core" },
     { id: "set", owner: "core" },

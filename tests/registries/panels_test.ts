@@ -42,6 +42,13 @@ function errorOf(result: InstallResult): string {
   return result.error;
 }
 
+function conflictOf(
+  result: InstallResult,
+): { readonly id: string; readonly owner: string } | undefined {
+  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
+  return result.conflict;
+}
+
 Deno.test("panels: install lists the panel; its contribution removes it once", () => {
   const panels = createPanelRegistry();
   const v0 = panels.version;
@@ -63,13 +70,17 @@ Deno.test("panels: install lists the panel; its contribution removes it once", (
 Deno.test("panels: a duplicate id fails naming both plugins", () => {
   const panels = createPanelRegistry();
   contributionOf(panels.install("a", panel("jobs"), services("a")));
+  const result = panels.install("b", panel("jobs", { title: "Mine" }), services("b"));
   strictEqual(
-    errorOf(panels.install("b", panel("jobs", { title: "Mine" }), services("b"))),
+    errorOf(result),
     "panel 'jobs' from plugin 'b' collides with the panel of plugin 'a'",
   );
+  deepStrictEqual(conflictOf(result), { id: "jobs", owner: "a" });
   deepStrictEqual(panels.list(), [{ id: "jobs", title: "The jobs", owner: "a" }]);
   contributionOf(panels.install("core", panel("help"), services("core")));
-  match(errorOf(panels.install("c", panel("help"), services("c"))), /collides with .*core$/);
+  const clash = panels.install("c", panel("help"), services("c"));
+  match(errorOf(clash), /collides with .*core$/);
+  deepStrictEqual(conflictOf(clash), { id: "help", owner: "core" });
 });
 
 Deno.test("panels: malformed panels fail naming what is missing", () => {

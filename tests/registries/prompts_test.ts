@@ -37,6 +37,13 @@ function errorOf(result: InstallResult): string {
   return result.error;
 }
 
+function conflictOf(
+  result: InstallResult,
+): { readonly id: string; readonly owner: string } | undefined {
+  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
+  return result.conflict;
+}
+
 function frozen(messages: Message[]): SealedContext {
   for (const message of messages) Object.freeze(message);
   return Object.freeze(messages);
@@ -63,10 +70,12 @@ Deno.test("prompts: a duplicate block name fails naming both plugins", () => {
   const prompts = createPromptRegistry();
   contributionOf(prompts.install("a", block("facts", 400, () => "a"), services("a")));
   const version = prompts.version;
+  const result = prompts.install("b", block("facts", 500, () => "b"), services("b"));
   strictEqual(
-    errorOf(prompts.install("b", block("facts", 500, () => "b"), services("b"))),
+    errorOf(result),
     "prompt block 'facts' from plugin 'b' collides with the block of plugin 'a'",
   );
+  deepStrictEqual(conflictOf(result), { id: "facts", owner: "a" });
   strictEqual(prompts.version, version);
   deepStrictEqual(prompts.assemble([]).blocks, ["facts"]);
   strictEqual(prompts.assemble([]).messages[0].content, "a");

@@ -65,6 +65,13 @@ function errorOf(result: InstallResult): string {
   return (result as { error: string }).error;
 }
 
+function conflictOf(
+  result: InstallResult,
+): { readonly id: string; readonly owner: string } | undefined {
+  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
+  return result.conflict;
+}
+
 Deno.test("provider_feed_follows_plugin_state", () => {
   const providers = core();
   assert.deepEqual(providers.presets(), []);
@@ -197,13 +204,13 @@ Deno.test("a preset name taken by another plugin fails naming both plugins", () 
   const providers = core();
   contributionOf(providers.install("openrouter", gateway("openrouter"), services("openrouter")));
   const version = providers.version;
-  const error = errorOf(
-    providers.install(
-      "copycat",
-      gateway("copycat", [preset("fresh"), preset("openrouter")]),
-      services("copycat"),
-    ),
+  const result = providers.install(
+    "copycat",
+    gateway("copycat", [preset("fresh"), preset("openrouter")]),
+    services("copycat"),
   );
+  assert.deepEqual(conflictOf(result), { id: "openrouter", owner: "openrouter" });
+  const error = errorOf(result);
   assert.equal(
     error,
     "preset 'openrouter' of plugin 'copycat' is already provided by plugin 'openrouter'",
@@ -215,22 +222,26 @@ Deno.test("a preset name taken by another plugin fails naming both plugins", () 
 
 Deno.test("a flavor provided by core or another plugin fails naming both owners", () => {
   const providers = core();
-  const openai = errorOf(providers.install("fake", {
+  const withCore = providers.install("fake", {
     kind: "provider",
     name: "fake",
     flavor: "openai",
     dialect: openaiDialect,
     presets: [preset("fake")],
-  }, services("fake")));
+  }, services("fake"));
+  assert.deepEqual(conflictOf(withCore), { id: "flavor:openai", owner: "core" });
+  const openai = errorOf(withCore);
   assert.equal(
     openai,
     "provider 'fake' of plugin 'fake' brings flavor 'openai', which core already provides",
   );
   contributionOf(providers.install("gemini", gemini(), services("gemini")));
-  const other = errorOf(providers.install("gemini2", {
+  const withPlugin = providers.install("gemini2", {
     ...gemini(),
     presets: [preset("gemini2", "gemini")],
-  }, services("gemini2")));
+  }, services("gemini2"));
+  assert.deepEqual(conflictOf(withPlugin), { id: "flavor:gemini", owner: "gemini" });
+  const other = errorOf(withPlugin);
   assert.equal(
     other,
     "provider 'gemini' of plugin 'gemini2' brings flavor 'gemini', which plugin 'gemini' " +

@@ -51,6 +51,13 @@ function errorOf(result: InstallResult): string {
   return (result as { error: string }).error;
 }
 
+function conflictOf(
+  result: InstallResult,
+): { readonly id: string; readonly owner: string } | undefined {
+  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
+  return result.conflict;
+}
+
 const snapshot = emptyStatusSnapshot();
 
 Deno.test("segments compose in (priority, registration) order joined by a separator", () => {
@@ -79,7 +86,9 @@ Deno.test("a segment name taken by another plugin fails naming both plugins", ()
   const status = createStatusRegistry();
   contributionOf(status.install("clock", segment("time", "12:00"), services("clock")));
   const version = status.version;
-  const error = errorOf(status.install("other", segment("time", "13:00"), services("other")));
+  const result = status.install("other", segment("time", "13:00"), services("other"));
+  assert.deepEqual(conflictOf(result), { id: "time", owner: "clock" });
+  const error = errorOf(result);
   assert.match(error, /status segment 'time'/);
   assert.match(error, /plugin 'other'/);
   assert.match(error, /plugin 'clock'/);

@@ -51,6 +51,13 @@ function errorOf(result: InstallResult): string {
   return result.error;
 }
 
+function conflictOf(
+  result: InstallResult,
+): { readonly id: string; readonly owner: string } | undefined {
+  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
+  return result.conflict;
+}
+
 const greetSchema = {
   type: "object",
   properties: {
@@ -149,19 +156,21 @@ Deno.test("tools: a duplicate name fails naming both plugins, atomically", () =>
   const tools = createToolRegistry();
   contributionOf(tools.install("a", capability("greet", [tool("greet")]), services("a")));
   const version = tools.version;
-  const error = errorOf(
-    tools.install("b", capability("mine", [tool("other"), tool("greet")]), services("b")),
+  const result = tools.install(
+    "b",
+    capability("mine", [tool("other"), tool("greet")]),
+    services("b"),
   );
-  strictEqual(error, "tool 'greet' from plugin 'b' collides with the tool of plugin 'a'");
+  strictEqual(errorOf(result), "tool 'greet' from plugin 'b' collides with the tool of plugin 'a'");
+  deepStrictEqual(conflictOf(result), { id: "greet", owner: "a" });
   strictEqual(tools.get("other"), undefined, "the first tool of the failed capability is gone");
   strictEqual(tools.get("greet")?.owner, "a");
   strictEqual(tools.version, version, "a failed install changes nothing");
 
   contributionOf(tools.install("core", capability("read", [tool("read")]), services("core")));
-  strictEqual(
-    errorOf(tools.install("c", capability("read", [tool("read")]), services("c"))),
-    "tool 'read' from plugin 'c' collides with the tool of core",
-  );
+  const clash = tools.install("c", capability("read", [tool("read")]), services("c"));
+  strictEqual(errorOf(clash), "tool 'read' from plugin 'c' collides with the tool of core");
+  deepStrictEqual(conflictOf(clash), { id: "read", owner: "core" });
 });
 
 Deno.test("tools: a name listed twice in one factory fails", () => {

@@ -73,6 +73,13 @@ function errorOf(result: InstallResult): string {
   return (result as { error: string }).error;
 }
 
+function conflictOf(
+  result: InstallResult,
+): { readonly id: string; readonly owner: string } | undefined {
+  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
+  return result.conflict;
+}
+
 // Lets every pending microtask and promise callback run.
 function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
@@ -250,9 +257,13 @@ Deno.test("currencies render as $, ¥ or a trailing ISO code", async () => {
 Deno.test("a second wallet for the same provider fails naming both plugins", () => {
   const wallets = createWalletRegistry();
   contributionOf(wallets.install("deepseek", fixed("deepseek", 1), services("deepseek")));
-  const error = errorOf(
-    wallets.install("impostor", { ...fixed("deepseek", 2), name: "mine" }, services("impostor")),
+  const result = wallets.install(
+    "impostor",
+    { ...fixed("deepseek", 2), name: "mine" },
+    services("impostor"),
   );
+  assert.deepEqual(conflictOf(result), { id: "deepseek", owner: "deepseek" });
+  const error = errorOf(result);
   assert.equal(
     error,
     "wallet 'mine' of plugin 'impostor' reads provider 'deepseek', which already has wallet " +

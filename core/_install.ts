@@ -1,0 +1,135 @@
+// Installing one plugin's capabilities into the registries, all or nothing: the step that
+// activation and live refresh share. Every contribution is checked against the plugin's bound
+// as it lands, and the first failure takes back everything this call installed.
+
+import { admits, axisOf, boundId, type CapabilityBound, enforceBound } from "./bound.ts";
+import type { Capability, CapabilityKind, Contribution, InstallResult } from "./capability.ts";
+import { CAPABILITY_KINDS } from "./capability.ts";
+import { describeError } from "./errors.ts";
+import type { PhaseHookPoint } from "./kernel.ts";
+import type { OwnedRegistry, Registries } from "./registry.ts";
+import { ResolutionError } from "./resolution_error.ts";
+import type { PluginServices } from "./services.ts";
+
+/** What installing a capability list gave. */
+export type InstallOutcome =
+  | {
+    readonly ok: true;
+    readonly contributions: Contribution[];
+    readonly declined: { name: string; reason: string }[];
+  }
+  | { readonly ok: false; readonly reason: string; readonly failure?: ResolutionError };
+
+const KINDS: ReadonlySet<string> = new Set(CAPABILITY_KINDS);
+
+/**
+ * Installs `capabilities` for `owner`. On failure nothing of them stays installed and the
+ * outcome says why, naming the capability and, for a bound or a collision, the rule.
+ */
+export function installCapabilities(
+  registries: Registries,
+  owner: string,
+  capabilities: readonly Capability[],
+  services: PluginServices,
+  bound: CapabilityBound | undefined,
+): InstallOutcome {
+  const problem = checkShape(capabilities);
+  if (problem !== undefined) return { ok: false, reason: problem };
+  const contributions: Contribution[] = [];
+  const declined: { name: string; reason: string }[] = [];
+  const undo = (reason: string, failure?: ResolutionError): InstallOutcome => {
+    for (let i = contributions.length - 1; i >= 0; i--) {
+      try {
+        contributions[i].remove();
+      } catch {
+        // The runtime sweeps the owner's registries after a failed activation.
+      }
+    }
+    return { ok: false, reason, failure };
+  };
+  for (let i = 0; i < capabilities.length; i++) {
+    const capability = capabilities[i];
+    const kind: CapabilityKind = capability.kind;
+    const registry = registries[kind] as OwnedRegistry<Capability>;
+    let result: InstallResult;
+    try {
+      result = registry.install(owner, capability, services);
+    } catch (error) {
+      return undo(`${label(capability)} failed: ${describeError(error)}`);
+    }
+    if (result.status === "declined") {
+      declined.push({ name: capability.name, reason: result.reason });
+      continue;
+    }
+    if (result.status === "failed") {
+      const conflict = result.conflict;
+      const reason = `${label(capability)} failed: ${result.error}`;
+      const failure = conflict === undefined ? undefined : new ResolutionError({
+        rule: "duplicate-id",
+        pluginIds: conflict.owner === owner ? [owner] : [conflict.owner, owner],
+        message: reason,
+        axis: axisOf(kind, conflict.id),
+        id: boundId(kind, conflict.id),
+      });
+      return undo(reason, failure);
+    }
+    const contribution = result.contribution;
+    contributions.push(contribution);
+    if (contribution.kind !== kind) {
+      return undo(`${label(capability)} installed a '${contribution.kind}' contribution`);
+    }
+    const point = kind === "hook" ? (capability as { point: PhaseHookPoint }).point : undefined;
+    if (!withinBound(bound, kind, contribution.ids, point)) {
+      const violation = enforceBound(owner, bound, [{ kind, ids: contribution.ids, point }])[0];
+      return undo(`${label(capability)}: ${violation.message}`, violation);
+    }
+  }
+  return { ok: true, contributions, declined };
+}
+
+// The fast check that runs for every contribution; the descriptive one runs only on failure.
+function withinBound(
+  bound: CapabilityBound | undefined,
+  kind: CapabilityKind,
+  ids: readonly string[],
+  point: PhaseHookPoint | undefined,
+): boolean {
+  if (bound === undefined) return false;
+  if (point !== undefined && !(bound.phaseHooks?.includes(point) ?? false)) return false;
+  for (let i = 0; i < ids.length; i++) {
+    const axis = axisOf(kind, ids[i]);
+    if (axis === "phaseHooks") continue;
+    if (!admits(bound[axis], boundId(kind, ids[i]))) return false;
+  }
+  return true;
+}
+
+function label(capability: Capability): string {
+  return `capability '${capability.name}' (${capability.kind})`;
+}
+
+// The union of capability kinds is closed; a plugin written in JavaScript can still hand over
+// anything, so the shape is checked before a registry sees it.
+function checkShape(capabilities: readonly Capability[]): string | undefined {
+  if (!Array.isArray(capabilities)) return "capabilities() must return an array";
+  for (let i = 0; i < capabilities.length; i++) {
+    const capability = capabilities[i] as Partial<Capability> | null;
+    if (capability === null || typeof capability !== "object") {
+      return `capability #${i + 1} is not an object`;
+    }
+    const name = capability.name;
+    if (typeof name !== "string" || name === "") return `capability #${i + 1} has no name`;
+    if (!KINDS.has(capability.kind as string)) {
+      return `capability '${name}' has unknown kind '${String(capability.kind)}' (kinds: ${
+        CAPABILITY_KINDS.join(", ")
+      })`;
+    }
+    // A plugin declares a handful of capabilities: a pairwise scan beats building a Set.
+    for (let j = 0; j < i; j++) {
+      if (capabilities[j].name === name) {
+        return `capability name '${name}' is used twice in the plugin`;
+      }
+    }
+  }
+  return undefined;
+}
