@@ -145,8 +145,8 @@ export function orderPlugins(
  *
  * @example
  * ```ts
- * import { dependentsOf } from "@amber/core";
- * const nodes = [
+ * import { type DependencyNode, dependentsOf } from "@amber/core";
+ * const nodes: DependencyNode[] = [
  *   { id: "core", version: "1.0.0" },
  *   { id: "ui", version: "1.0.0", requires: { core: "*" } },
  *   { id: "theme", version: "1.0.0", requires: { ui: "*" } },

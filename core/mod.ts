@@ -38,3 +38,4 @@ export * from "./plugin_config.ts";
 export * from "./plugin_state.ts";
 export * from "./resolution_error.ts";
 export * from "./runtime.ts";
+export * from "./selection.ts";
