@@ -5,6 +5,7 @@
 import { satisfies } from "semver";
 import { admits, type CapabilityBound, enforceBound, exact } from "../core/bound.ts";
 import { type DependencyNode, dependentsOf, orderPlugins } from "../core/dependency.ts";
+import { makePlugin, makeRuntime } from "../tests/_helpers.ts";
 
 // mulberry32: a fixed seed gives the same graph on every run, so figures compare across runs.
 function prng(seed: number): () => number {
@@ -92,4 +93,30 @@ Deno.bench({
 
 globalThis.addEventListener("unload", () => {
   if (sink < 0) console.log(sink);
+});
+
+// The whole pipeline the issue budgets: a runtime resolving 500 plugins with random
+// requirements (semver ranges) and 10 tools each, bounds checked, then stopped again.
+const { runtime } = makeRuntime();
+for (let i = 0; i < PLUGINS; i++) {
+  const ids = plugins[i].contributions[0].ids;
+  runtime.register(makePlugin(`plugin_${i}`, [{
+    kind: "tool",
+    name: "tools",
+    tools: ids.map((name) => ({
+      name,
+      description: name,
+      parameters: { type: "object" },
+      execute: () => ({ ok: true, output: name }),
+    })),
+  }], { version: nodes[i].version, requires: nodes[i].requires, bound: plugins[i].bound }));
+}
+
+Deno.bench({
+  name: "runtime: resolve + activate 500 plugins x 10 tools with random requirements, then stop",
+  group: "resolve 500",
+  async fn() {
+    await runtime.start();
+    await runtime.stop();
+  },
 });

@@ -6,11 +6,34 @@
  * @module
  */
 
-import { type CommandTreeNode, describeError, UnknownPluginError } from "@amber/core";
+import {
+  AmberError,
+  type CommandTreeNode,
+  configDir,
+  describeError,
+  type Plugin,
+  UnknownPluginError,
+} from "@amber/core";
+import { makeBundledPlugins } from "@amber/plugins";
+import { checkConfig } from "./config_check.ts";
+import { ConfigFileError } from "./config_file.ts";
 import { intOption, parseArgs, UsageError } from "./args.ts";
 import { type Host, openHost } from "./host.ts";
-import { describeContributions, describeState, pluginConsoleLines } from "./plugin_console.ts";
+import {
+  describeBound,
+  describeContributions,
+  describeRequires,
+  describeSchema,
+  describeState,
+  pluginConsoleLines,
+} from "./plugin_console.ts";
 import { VERSION } from "./version.ts";
+
+/** Options of {@linkcode main} for embedders. */
+export interface MainOptions {
+  /** The plugins of this harness; the bundled ones by default. */
+  readonly plugins?: () => readonly Plugin[];
+}
 
 /** Where the CLI writes. */
 export interface Io {
@@ -27,7 +50,10 @@ usage: amber <command> [options]
 commands:
   plugins list                    every plugin, grouped by category
   plugins info <id>               one plugin: state, failure reason, contributions
-  plugins enable|disable <id>     switch a plugin on or off (persisted)
+  plugins enable|disable <id>     switch a plugin on or off (persisted); --cascade also
+                                  switches off the active plugins that require it
+  plugins graph                   the activation order, with each plugin's requirements
+  config check                    every problem in the configuration, with file and line
   tools                           every tool with its owner
   cmd <root> <path...> [arg]      run a plugin command (amber cmd hello greet amber)
   status [--width N]              the status bar
@@ -40,7 +66,7 @@ options:
   --version                       the version
   --help                          this text`;
 
-const COMMANDS = ["plugins", "tools", "cmd", "status", "panel"];
+const COMMANDS = ["plugins", "tools", "cmd", "status", "panel", "config"];
 
 /**
  * Runs the CLI on `args` and returns the exit code.
@@ -53,10 +79,18 @@ const COMMANDS = ["plugins", "tools", "cmd", "status", "panel"];
  * console.log(code, lines[0].startsWith("amber ")); // 0 true
  * ```
  */
-export async function main(args: readonly string[], io: Io): Promise<number> {
+export async function main(
+  args: readonly string[],
+  io: Io,
+  options: MainOptions = {},
+): Promise<number> {
   let host: Host | undefined;
   try {
-    const parsed = parseArgs(args, ["config-dir", "workspace", "width"], ["version", "help"]);
+    const parsed = parseArgs(
+      args,
+      ["config-dir", "workspace", "width"],
+      ["version", "help", "cascade"],
+    );
     if (parsed.switches.has("version")) {
       io.out(`amber ${VERSION}`);
       return 0;
@@ -69,7 +103,12 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
     if (!COMMANDS.includes(command)) {
       throw new UsageError(`unknown command '${command}'; commands: ${COMMANDS.join(", ")}`);
     }
+    const plugins = options.plugins ?? makeBundledPlugins;
+    if (command === "config") {
+      return await configCommand(parsed.options.get("config-dir"), rest, plugins(), io);
+    }
     host = await openHost({
+      plugins: plugins(),
       configDir: parsed.options.get("config-dir"),
       workspace: parsed.options.get("workspace") ?? Deno.env.get("INIT_CWD"),
       onDiagnostic: (d) => io.err(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`),
@@ -77,7 +116,7 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
     const width = intOption(parsed, "width", terminalWidth());
     switch (command) {
       case "plugins":
-        return await pluginsCommand(host, rest, io);
+        return await pluginsCommand(host, rest, parsed.switches.has("cascade"), io);
       case "tools":
         return toolsCommand(host, io);
       case "cmd":
@@ -93,16 +132,46 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
       io.err(`amber: ${error.message}`);
       return 2;
     }
-    io.err(`amber: ${describeError(error)}`);
+    // Our own errors already say what and where; anything else keeps its class name.
+    const ours = error instanceof AmberError || error instanceof ConfigFileError;
+    io.err(`amber: ${ours ? (error as Error).message : describeError(error)}`);
+    if (error instanceof ConfigFileError) io.err("amber: `amber config check` lists every problem");
     return 1;
   } finally {
     await host?.close();
   }
 }
 
-async function pluginsCommand(host: Host, words: readonly string[], io: Io): Promise<number> {
+async function configCommand(
+  dir: string | undefined,
+  words: readonly string[],
+  plugins: readonly Plugin[],
+  io: Io,
+): Promise<number> {
+  if (words.length !== 1 || words[0] !== "check") {
+    throw new UsageError("usage: amber config check");
+  }
+  const configDirectory = dir ?? configDir(Deno.env.toObject());
+  const check = await checkConfig(configDirectory, plugins);
+  if (check.problems.length === 0) {
+    io.out(
+      `${configDirectory}: no problems; ${check.active.length} of ${check.plugins} plugins active`,
+    );
+    return 0;
+  }
+  for (const problem of check.problems) io.out(problem);
+  io.out(`${check.problems.length} problem${check.problems.length === 1 ? "" : "s"}`);
+  return 1;
+}
+
+async function pluginsCommand(
+  host: Host,
+  words: readonly string[],
+  cascade: boolean,
+  io: Io,
+): Promise<number> {
   const [verb, id, ...extra] = words;
-  const verbs = ["list", "info", "enable", "disable"];
+  const verbs = ["list", "info", "enable", "disable", "graph"];
   if (verb === undefined || verb === "list") {
     if (id !== undefined) throw new UsageError("plugins list takes no arguments");
     io.out(pluginConsoleLines(host.runtime.list(), Number.MAX_SAFE_INTEGER).join("\n"));
@@ -110,6 +179,11 @@ async function pluginsCommand(host: Host, words: readonly string[], io: Io): Pro
   }
   if (!verbs.includes(verb)) {
     throw new UsageError(`unknown plugins command '${verb}'; commands: ${verbs.join(", ")}`);
+  }
+  if (verb === "graph") {
+    if (id !== undefined) throw new UsageError("plugins graph takes no arguments");
+    io.out(graphLines(host).join("\n"));
+    return 0;
   }
   if (id === undefined || extra.length > 0) {
     throw new UsageError(`usage: amber plugins ${verb} <id>`);
@@ -122,6 +196,9 @@ async function pluginsCommand(host: Host, words: readonly string[], io: Io): Pro
       ...(plugin.description ? [`  ${plugin.description}`] : []),
       `  category: ${plugin.category?.trim() || "other"}`,
       `  state: ${describeState(info.state)}`,
+      `  requires: ${describeRequires(plugin)}`,
+      `  bound: ${describeBound(plugin.bound)}`,
+      `  config: ${describeSchema(plugin)}`,
       `  contributions: ${describeContributions(info.contributions)}`,
       ...info.contributions.map((c) => `    ${c.kind} '${c.name}': ${c.ids.join(", ")}`),
       ...info.declined.map((d) => `  declined '${d.name}': ${d.reason}`),
@@ -129,9 +206,29 @@ async function pluginsCommand(host: Host, words: readonly string[], io: Io): Pro
     io.out(lines.join("\n"));
     return 0;
   }
-  const result = await host.runtime.setState(id, verb === "enable");
+  if (cascade && verb !== "disable") throw new UsageError("--cascade goes with plugins disable");
+  const result = await host.runtime.setState(id, verb === "enable", { cascade });
+  for (const other of result.cascaded) io.out(`${other}: switched off first (it requires ${id})`);
   io.out(`${id}: ${describeState(result.state)}${result.path ? ` (saved to ${result.path})` : ""}`);
+  for (const other of result.unblocked) io.out(`${other}: active (it was waiting for ${id})`);
   return result.state.status === "failed" ? 1 : 0;
+}
+
+function graphLines(host: Host): string[] {
+  const order = host.runtime.order();
+  const width = Math.max(0, ...order.map((id) => id.length));
+  const lines = order.map((id, i) => {
+    const { plugin, state } = host.runtime.info(id);
+    return `${String(i + 1).padStart(3)}. ${id.padEnd(width)}  ${plugin.version.padEnd(8)}  ${
+      describeState(state).padEnd(8)
+    }  requires ${describeRequires(plugin)}`;
+  });
+  const outside = host.runtime.list().filter((view) => !order.includes(view.plugin.id));
+  if (outside.length > 0) {
+    lines.push("not in the order:");
+    for (const view of outside) lines.push(`     ${view.plugin.id}: ${describeState(view.state)}`);
+  }
+  return lines;
 }
 
 function toolsCommand(host: Host, io: Io): number {

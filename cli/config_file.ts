@@ -10,7 +10,7 @@ import { join } from "node:path";
 
 /** A `config.yaml` that cannot be used; names the file, and the line or field at fault. */
 export class ConfigFileError extends Error {
-  /** The file. */
+  /** The file, with `:line:col` when the problem has a place in it. */
   readonly path: string;
   /** Creates the error. */
   constructor(path: string, detail: string, options?: ErrorOptions) {
@@ -21,11 +21,125 @@ export class ConfigFileError extends Error {
 }
 
 const STRING_FIELDS = ["provider", "model", "baseUrl", "apiKeyEnv"] as const;
+const KNOWN_FIELDS: readonly string[] = [...STRING_FIELDS, "approval", "plugins"];
 const APPROVALS: readonly ApprovalPolicy[] = ["ask", "auto", "deny"];
 
+/** What reading config.yaml found: the configuration, every problem, and where things are. */
+export interface ConfigRead {
+  /** The file's path. */
+  readonly path: string;
+  /** The configuration; fields with problems are left out. */
+  readonly config: AmberConfig;
+  /** Every problem, each naming the file, line and column where it can. */
+  readonly problems: readonly ConfigFileError[];
+  /** `config.yaml:line:col` of the value at `path` (a key path), or the file alone. */
+  locate(path: readonly string[]): string;
+}
+
 /**
- * Reads `<dir>/config.yaml`. No file is the empty configuration; a file that does not parse or
- * has a field of the wrong type is a {@linkcode ConfigFileError}.
+ * Reads `<dir>/config.yaml` and lists every problem instead of stopping at the first: YAML
+ * syntax errors with line and column, fields of the wrong type, unknown fields. No file is the
+ * empty configuration.
+ *
+ * @example
+ * ```ts
+ * import { readConfigFile } from "@amber/cli/config";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/config.yaml`, "model: 42\nmodle: gpt\n");
+ * const read = await readConfigFile(dir);
+ * console.log(read.problems.map((p) => p.message.slice(dir.length + 1)));
+ * // [ "config.yaml:1:8: model: expected a string, found number 42",
+ * //   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, approval, plugins)" ]
+ * ```
+ */
+export async function readConfigFile(dir: string): Promise<ConfigRead> {
+  const path = join(dir, "config.yaml");
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    const none = { path, config: { plugins: {} }, locate: () => path };
+    if (error instanceof Deno.errors.NotFound) return { ...none, problems: [] };
+    return {
+      ...none,
+      problems: [
+        new ConfigFileError(path, `cannot read: ${(error as Error).message}`, { cause: error }),
+      ],
+    };
+  }
+  const { LineCounter, parseDocument } = await import("yaml");
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines });
+  const at = (offset: number | undefined): string => {
+    if (offset === undefined) return path;
+    const { line, col } = lines.linePos(offset);
+    return `${path}:${line}:${col}`;
+  };
+  const locate = (keys: readonly string[]): string => {
+    for (let n = keys.length; n > 0; n--) {
+      const node = document.getIn(keys.slice(0, n), true) as
+        | { range?: [number, number] }
+        | undefined;
+      if (node?.range) return at(node.range[0]);
+    }
+    return path;
+  };
+  const keyAt = (key: string): string => {
+    const contents = document.contents as {
+      items?: { key?: { value?: unknown; range?: [number] } }[];
+    };
+    const pair = contents?.items?.find((item) => item.key?.value === key);
+    return at(pair?.key?.range?.[0]);
+  };
+  const problems: ConfigFileError[] = [];
+  const problem = (where: string, detail: string, cause?: unknown): void => {
+    // ConfigFileError prefixes the path; `where` may already carry a line and column.
+    problems.push(new ConfigFileError(where, detail, cause === undefined ? undefined : { cause }));
+  };
+  for (const error of document.errors) {
+    const pos = error.linePos?.[0];
+    // The parser's message repeats the position we already put in front of it.
+    const detail = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+    problem(pos ? `${path}:${pos.line}:${pos.col}` : path, detail, error);
+  }
+  if (document.errors.length > 0) return { path, config: { plugins: {} }, problems, locate };
+
+  const data: unknown = document.toJS() ?? {};
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    problem(path, "expected a mapping at the top level");
+    return { path, config: { plugins: {} }, problems, locate };
+  }
+  const record = { ...(data as Record<string, unknown>) };
+  for (const field of Object.keys(record)) {
+    if (!KNOWN_FIELDS.includes(field)) {
+      problem(keyAt(field), `${field}: unknown field (fields: ${KNOWN_FIELDS.join(", ")})`);
+      delete record[field];
+    }
+  }
+  for (const field of STRING_FIELDS) {
+    if (record[field] !== undefined && typeof record[field] !== "string") {
+      problem(locate([field]), `${field}: expected a string, found ${typeOf(record[field])}`);
+      delete record[field];
+    }
+  }
+  if (record.approval !== undefined && !APPROVALS.includes(record.approval as ApprovalPolicy)) {
+    problem(
+      locate(["approval"]),
+      `approval: expected one of ${APPROVALS.join(", ")}, found ${JSON.stringify(record.approval)}`,
+    );
+    delete record.approval;
+  }
+  let plugins = record.plugins ?? {};
+  if (typeof plugins !== "object" || plugins === null || Array.isArray(plugins)) {
+    problem(locate(["plugins"]), `plugins: expected a mapping, found ${typeOf(plugins)}`);
+    plugins = {};
+  }
+  return { path, config: { ...record, plugins } as AmberConfig, problems, locate };
+}
+
+/**
+ * Reads `<dir>/config.yaml`. No file is the empty configuration; the first problem
+ * {@linkcode readConfigFile} finds is thrown as a {@linkcode ConfigFileError}.
  *
  * @example
  * ```ts
@@ -35,51 +149,9 @@ const APPROVALS: readonly ApprovalPolicy[] = ["ask", "auto", "deny"];
  * ```
  */
 export async function loadConfigFile(dir: string): Promise<AmberConfig> {
-  const path = join(dir, "config.yaml");
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return { plugins: {} };
-    throw new ConfigFileError(path, `cannot read: ${(error as Error).message}`, { cause: error });
-  }
-  const { parseDocument } = await import("yaml");
-  const document = parseDocument(text);
-  if (document.errors.length > 0) {
-    const first = document.errors[0];
-    const where = first.linePos?.[0];
-    throw new ConfigFileError(
-      where ? `${path}:${where.line}:${where.col}` : path,
-      first.message.split("\n")[0],
-      { cause: first },
-    );
-  }
-  const data: unknown = document.toJS() ?? {};
-  if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    throw new ConfigFileError(path, "expected a mapping at the top level");
-  }
-  const record = data as Record<string, unknown>;
-  for (const field of STRING_FIELDS) {
-    if (record[field] !== undefined && typeof record[field] !== "string") {
-      throw new ConfigFileError(
-        path,
-        `${field}: expected a string, found ${typeOf(record[field])}`,
-      );
-    }
-  }
-  if (
-    record.approval !== undefined && !APPROVALS.includes(record.approval as ApprovalPolicy)
-  ) {
-    throw new ConfigFileError(
-      path,
-      `approval: expected one of ${APPROVALS.join(", ")}, found ${JSON.stringify(record.approval)}`,
-    );
-  }
-  const plugins = record.plugins ?? {};
-  if (typeof plugins !== "object" || plugins === null || Array.isArray(plugins)) {
-    throw new ConfigFileError(path, `plugins: expected a mapping, found ${typeOf(plugins)}`);
-  }
-  return { ...record, plugins } as AmberConfig;
+  const read = await readConfigFile(dir);
+  if (read.problems.length > 0) throw read.problems[0];
+  return read.config;
 }
 
 function typeOf(value: unknown): string {

@@ -13,7 +13,8 @@
  * @module
  */
 
-export { type Io, main } from "./app.ts";
-export { ConfigFileError, loadConfigFile } from "./config_file.ts";
+export { type Io, main, type MainOptions } from "./app.ts";
+export { checkConfig, type ConfigCheck } from "./config_check.ts";
+export { ConfigFileError, type ConfigRead, loadConfigFile, readConfigFile } from "./config_file.ts";
 export { type Host, type HostOptions, openHost } from "./host.ts";
 export { VERSION } from "./version.ts";

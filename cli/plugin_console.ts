@@ -5,8 +5,15 @@
  * @module
  */
 
-import type { Contribution, PluginRecordView, PluginState } from "@amber/core";
-import { PluginCategory } from "@amber/core";
+import type {
+  BoundAxis,
+  CapabilityBound,
+  Contribution,
+  Plugin,
+  PluginRecordView,
+  PluginState,
+} from "@amber/core";
+import { describeIdBound, PluginCategory } from "@amber/core";
 
 const CATEGORY_ORDER: readonly string[] = [
   PluginCategory.Provider,
@@ -28,7 +35,9 @@ const CATEGORY_ORDER: readonly string[] = [
  * ```
  */
 export function describeState(state: PluginState): string {
-  return state.status === "failed" ? `failed: ${state.reason}` : state.status;
+  return state.status === "failed" || state.status === "blocked"
+    ? `${state.status}: ${state.reason}`
+    : state.status;
 }
 
 /**
@@ -101,4 +110,62 @@ export function pluginConsoleLines(plugins: readonly PluginRecordView[], width: 
     }
   }
   return lines;
+}
+
+/**
+ * A plugin's requirements: `base *, ui ^1.0.0`, or `nothing`.
+ *
+ * @example
+ * ```ts
+ * import { describeRequires } from "@amber/cli/console";
+ * console.log(describeRequires({ requires: { base: "^1.0.0" } } as never)); // "base ^1.0.0"
+ * ```
+ */
+export function describeRequires(plugin: Plugin): string {
+  const entries = Object.entries(plugin.requires ?? {});
+  return entries.length === 0
+    ? "nothing"
+    : entries.map(([id, range]) => `${id} ${range || "*"}`).join(", ");
+}
+
+/**
+ * A bound's axes that admit something: `tools: exact [greet]; commands: exact [hello]`.
+ *
+ * @example
+ * ```ts
+ * import { describeBound } from "@amber/cli/console";
+ * console.log(describeBound(undefined)); // "nothing (no bound declared)"
+ * ```
+ */
+export function describeBound(bound: CapabilityBound | undefined): string {
+  if (bound === undefined) return "nothing (no bound declared)";
+  const parts = (Object.keys(bound) as (BoundAxis | "phaseHooks")[])
+    .filter((axis) => bound[axis] !== undefined)
+    .map((axis) =>
+      axis === "phaseHooks"
+        ? `phaseHooks: [${bound.phaseHooks!.join(", ")}]`
+        : `${axis}: ${describeIdBound(bound[axis])}`
+    );
+  return parts.length === 0 ? "nothing" : parts.join("; ");
+}
+
+/**
+ * A plugin's config schema as compact JSON Schema, or `none`.
+ *
+ * @example
+ * ```ts
+ * import { describeSchema } from "@amber/cli/console";
+ * console.log(describeSchema({} as never)); // "none"
+ * ```
+ */
+export function describeSchema(plugin: Plugin): string {
+  const convert = plugin.config?.["~standard"].jsonSchema?.input;
+  if (plugin.config === undefined) return "none";
+  if (convert === undefined) return `a ${plugin.config["~standard"].vendor} schema`;
+  try {
+    const { $schema: _, ...schema } = convert({ target: "draft-2020-12" });
+    return JSON.stringify(schema);
+  } catch (error) {
+    return `a schema that cannot describe itself (${(error as Error).message})`;
+  }
 }

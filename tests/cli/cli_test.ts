@@ -129,7 +129,7 @@ Deno.test("a config field of the wrong type is named", async () => {
   await Deno.writeTextFile(`${tmp.dir}/config.yaml`, "model: 42\n");
   const result = await amber(tmp.dir, "plugins", "list");
   strictEqual(result.code, 1);
-  match(result.err, /config\.yaml: model: expected a string, found number 42/);
+  match(result.err, /config\.yaml:1:8: model: expected a string, found number 42/);
 });
 
 Deno.test("a corrupt plugin.conf is reported with path and line, the default applies, the file is kept", async () => {
@@ -156,4 +156,54 @@ Deno.test("amber panel plugins prints the console; amber status shrinks to the w
   await Deno.writeTextFile(`${tmp.dir}/config.yaml`, "model: a-very-long-model-name\n");
   const narrow = await amber(tmp.dir, "status", "--width", "10");
   strictEqual(narrow.out, "a-very-lo…");
+});
+
+Deno.test("amber config check passes a clean configuration", async () => {
+  await using tmp = await tempDir();
+  await Deno.writeTextFile(
+    `${tmp.dir}/config.yaml`,
+    "model: m\nplugins:\n  hello:\n    greeting: Hi\n",
+  );
+  const result = await amber(tmp.dir, "config", "check");
+  strictEqual(result.code, 0, result.out + result.err);
+  match(result.out, /no problems; 2 of 2 plugins active$/);
+});
+
+Deno.test("amber config check lists every problem with file, line and column, and exits 1", async () => {
+  await using tmp = await tempDir();
+  const text = "modle: x\nmodel: 3\nplugins:\n  hello:\n    greeting: 42\n  ghost: {}\n";
+  await Deno.writeTextFile(`${tmp.dir}/config.yaml`, text);
+  const result = await amber(tmp.dir, "config", "check");
+  strictEqual(result.code, 1);
+  const lines = result.out.split("\n").map((l) => l.replace(`${tmp.dir}/`, ""));
+  deepStrictEqual(lines, [
+    "config.yaml:1:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, approval, plugins)",
+    "config.yaml:2:8: model: expected a string, found number 3",
+    "config.yaml:6:10: plugins.ghost: no plugin 'ghost' is installed (installed: hello, metrics)",
+    "config.yaml:5:15: plugins.hello.greeting: expected string, received number",
+    "4 problems",
+  ]);
+  strictEqual(await Deno.readTextFile(`${tmp.dir}/config.yaml`), text, "the file is untouched");
+});
+
+Deno.test("amber config check reports a YAML syntax error with its line and column", async () => {
+  await using tmp = await tempDir();
+  await Deno.writeTextFile(`${tmp.dir}/config.yaml`, "model: a\nplugins: [oops\n");
+  const result = await amber(tmp.dir, "config", "check");
+  strictEqual(result.code, 1);
+  match(result.out, /config\.yaml:3:1: .*\n1 problem$/);
+  const other = await amber(tmp.dir, "tools");
+  strictEqual(other.code, 1);
+  match(other.err, /`amber config check` lists every problem/);
+});
+
+Deno.test("amber plugins graph shows the activation order; info shows requires, bound, config", async () => {
+  await using tmp = await tempDir();
+  const graph = await amber(tmp.dir, "plugins", "graph");
+  strictEqual(graph.code, 0, graph.err);
+  match(graph.out, /^ +1\. hello +0\.1\.0 +active +requires nothing\n +2\. metrics /);
+  const info = await amber(tmp.dir, "plugins", "info", "hello");
+  match(info.out, /^ {2}requires: nothing$/m);
+  match(info.out, /^ {2}bound: tools: exact \[greet\]; commands: exact \[hello\]$/m);
+  match(info.out, /^ {2}config: \{"type":"object","properties":\{"greeting":/m);
 });

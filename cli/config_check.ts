@@ -1,0 +1,82 @@
+/**
+ * `amber config check`: everything that would keep the harness from starting as configured,
+ * listed at once. YAML syntax with line and column, each plugin section against its schema,
+ * sections for plugins that do not exist, the dependency graph, and a dry-run activation for the
+ * bounds and duplicate ids, through the same code the runtime activates with.
+ *
+ * @module
+ */
+
+import { decodePluginConfig, type Plugin, PluginRuntime } from "@amber/core";
+import { createRegistries } from "@amber/registries";
+import { readConfigFile } from "./config_file.ts";
+
+/** What the check found. */
+export interface ConfigCheck {
+  /** Every problem, one line each, naming the file and line or the plugin. */
+  readonly problems: readonly string[];
+  /** The plugins that would be active. */
+  readonly active: readonly string[];
+  /** The plugins checked. */
+  readonly plugins: number;
+}
+
+/**
+ * Checks the configuration in `dir` for `plugins` without changing anything on disk.
+ *
+ * @example
+ * ```ts
+ * import { checkConfig } from "@amber/cli/config-check";
+ * const check = await checkConfig(await Deno.makeTempDir(), []);
+ * console.log(check.problems); // []
+ * ```
+ */
+export async function checkConfig(dir: string, plugins: readonly Plugin[]): Promise<ConfigCheck> {
+  const read = await readConfigFile(dir);
+  const problems: string[] = read.problems.map((problem) => problem.message);
+  const ids = new Set(plugins.map((plugin) => plugin.id));
+  for (const id of Object.keys(read.config.plugins)) {
+    if (!ids.has(id)) {
+      problems.push(
+        `${read.locate(["plugins", id])}: plugins.${id}: no plugin '${id}' is installed ` +
+          `(installed: ${[...ids].join(", ") || "none"})`,
+      );
+    }
+  }
+  // Every section is checked, also those of plugins that are off: they are in the file.
+  const configErrors = new Set<string>();
+  for (const plugin of plugins) {
+    const decoded = await decodePluginConfig(plugin, read.config.plugins[plugin.id]);
+    if (decoded.ok) continue;
+    for (const error of decoded.errors) {
+      configErrors.add(error.message);
+      problems.push(`${read.locate(error.path ?? ["plugins", plugin.id])}: ${error.message}`);
+    }
+  }
+
+  const runtime = new PluginRuntime({
+    registries: createRegistries(),
+    configDir: dir,
+    config: read.config,
+    onDiagnostic: (d) => {
+      if (d.where === "plugin.conf") problems.push(`plugin '${d.pluginId}': ${d.message}`);
+    },
+  });
+  for (const plugin of plugins) runtime.register(plugin);
+  await runtime.start();
+  const active: string[] = [];
+  for (const view of runtime.list()) {
+    const state = view.state;
+    if (state.status === "active") active.push(view.plugin.id);
+    if (state.status !== "failed" && state.status !== "blocked") continue;
+    const messages = view.failures.length > 0
+      ? view.failures.map((failure) => failure.message)
+      : [state.reason];
+    for (const message of messages) {
+      if (configErrors.has(message)) continue;
+      problems.push(`plugin '${view.plugin.id}' is ${state.status}: ${message}`);
+    }
+  }
+  await runtime.stop();
+  return { problems, active, plugins: plugins.length };
+}
