@@ -20,6 +20,7 @@ export * from "./command.ts";
 export * from "./config.ts";
 export * from "./errors.ts";
 export * from "./dependency.ts";
+export * from "./dialect.ts";
 export * from "./environment.ts";
 export * from "./events.ts";
 export * from "./kernel.ts";

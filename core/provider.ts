@@ -4,15 +4,8 @@
  * @module
  */
 
+import type { Dialect } from "./dialect.ts";
 import type { OwnedRegistry } from "./registry.ts";
-
-/**
- * A wire protocol. The provider dialects extend this with request building and stream decoding.
- */
-export interface Dialect {
-  /** The flavor this dialect speaks. */
-  readonly flavor: string;
-}
 
 /** Builds a dialect; called once per client. */
 export type DialectFactory = () => Dialect;

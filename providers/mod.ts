@@ -1,8 +1,9 @@
 /**
- * `@amber/providers`: what the core owns on the provider side. Plugins never open their own HTTP
- * client; they read account endpoints through {@linkcode getWithBearer} and
- * {@linkcode getJsonWithBearer}, which never throw, log nothing and never send an empty
- * credential header.
+ * `@amber/providers`: everything that talks to a model. The core-owned HTTP client
+ * ({@linkcode ProviderClient}: timeouts, cancellation, retries that honour retry-after) and SSE
+ * decoder, one dialect per wire protocol (`/openai`, `/openai-responses`, `/anthropic`,
+ * `/gemini`), and `getWithBearer` for account readouts. Plugins never open their own HTTP client.
+ * The fake provider for tests is `@amber/providers/testing`.
  *
  * @example
  * ```ts
@@ -20,4 +21,16 @@
  * @module
  */
 
+export { anthropicDialect } from "./anthropic.ts";
+export {
+  type ClientOptions,
+  ProviderClient,
+  ProviderError,
+  type RetryPolicy,
+  type StreamOutcome,
+} from "./client.ts";
+export { geminiDialect } from "./gemini.ts";
 export { getJsonWithBearer, type GetOptions, getWithBearer } from "./http_get.ts";
+export { openaiDialect } from "./openai.ts";
+export { openaiResponsesDialect } from "./openai_responses.ts";
+export { SseDecoder } from "./sse.ts";

@@ -6,6 +6,7 @@ import {
   type Capability,
   type CapabilityBound,
   type CapabilityKind,
+  type Dialect,
   PHASE_HOOK_POINTS,
   type Plugin,
   PluginRuntime,
@@ -90,7 +91,7 @@ export function capabilityOf(kind: CapabilityKind, key: string): Capability {
         kind,
         name: `prov_${key}`,
         flavor: `flavor_${key}`,
-        dialect: () => ({ flavor: `flavor_${key}` }),
+        dialect: () => namedDialect(`flavor_${key}`),
         presets: [{
           name: `preset_${key}`,
           flavor: `flavor_${key}`,
@@ -130,12 +131,30 @@ export function capabilityOf(kind: CapabilityKind, key: string): Capability {
   }
 }
 
+/**
+ * A dialect that only has a name: registry tests care which flavor resolves, never about the
+ * wire, so every wire method says it was not meant to be called.
+ */
+export function namedDialect(flavor: string): Dialect {
+  const unused = (): never => {
+    throw new Error(`the test dialect '${flavor}' has no wire protocol`);
+  };
+  return {
+    flavor,
+    chatRequest: unused,
+    decoder: unused,
+    isRetryable: unused,
+    errorMessage: unused,
+    isContextOverflow: unused,
+  };
+}
+
 /** A runtime over fresh registries, in memory unless a config dir is given. */
 export function makeRuntime(
   options: Partial<PluginRuntimeOptions> = {},
 ): { runtime: PluginRuntime; registries: Registries } {
   const registries = options.registries ?? createRegistries({
-    coreFlavors: { openai: () => ({ flavor: "openai" }) },
+    coreFlavors: { openai: () => namedDialect("openai") },
   });
   const runtime = new PluginRuntime({ ...options, registries });
   return { runtime, registries };

@@ -10,6 +10,7 @@ import {
   type ProviderCapability,
 } from "@amber/core";
 import { createProviderRegistry, FlavorUnavailableError } from "@amber/registries/providers";
+import { namedDialect } from "../_helpers.ts";
 
 function services(owner: string): PluginServices {
   return {
@@ -22,8 +23,8 @@ function services(owner: string): PluginServices {
   };
 }
 
-const openaiDialect = (): Dialect => ({ flavor: "openai" });
-const geminiDialect = (): Dialect => ({ flavor: "gemini" });
+const openaiDialect = (): Dialect => namedDialect("openai");
+const geminiDialect = (): Dialect => namedDialect("gemini");
 
 function core() {
   return createProviderRegistry({ coreFlavors: { openai: openaiDialect } });
@@ -142,7 +143,7 @@ Deno.test("a claimed flavor fails loudly even before its plugin was ever on", ()
     kind: "provider",
     name: "anthropic",
     flavor: "anthropic",
-    dialect: () => ({ flavor: "anthropic" }),
+    dialect: () => namedDialect("anthropic"),
     presets: [],
   }, services("anthropic")));
   assert.equal(providers.resolveFlavor("anthropic").owner, "anthropic");

@@ -1,0 +1,138 @@
+/**
+ * The dialect contract: everything wire-specific about one LLM protocol. A dialect builds the
+ * request, decodes the server-sent events into neutral stream events, and reads error bodies;
+ * the core HTTP client and SSE decoder do the transport around it.
+ *
+ * @module
+ */
+
+import type { AllowanceSnapshot } from "./allowance.ts";
+import type { Message } from "./message.ts";
+import type { ToolDefinition } from "./tool.ts";
+
+/** Why a response ended, the same for every protocol. */
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error" | "other";
+
+/**
+ * One event of a decoded response stream. Tool calls are normalised to an id, a name and the
+ * arguments as JSON text; `toolCallEnd` carries the whole call. A decoder emits `finish`
+ * exactly once, last (after an `error`, with reason `error`).
+ */
+export type StreamEvent =
+  | { readonly type: "text"; readonly delta: string }
+  | { readonly type: "reasoning"; readonly delta: string }
+  | {
+    readonly type: "toolCallStart";
+    readonly index: number;
+    readonly id: string;
+    readonly name: string;
+  }
+  | { readonly type: "toolCallDelta"; readonly index: number; readonly delta: string }
+  | {
+    readonly type: "toolCallEnd";
+    readonly index: number;
+    readonly id: string;
+    readonly name: string;
+    readonly arguments: string;
+  }
+  | {
+    readonly type: "usage";
+    readonly promptTokens: number;
+    readonly completionTokens: number;
+    readonly cachedTokens?: number;
+    readonly reasoningTokens?: number;
+  }
+  | { readonly type: "finish"; readonly reason: FinishReason; readonly raw?: string }
+  | {
+    readonly type: "error";
+    readonly message: string;
+    readonly retryable: boolean;
+    readonly status?: number;
+    readonly retryAfterMs?: number;
+  };
+
+/** Receives stream events as they are decoded; the hot path, so a plain callback. */
+export type StreamSink = (event: StreamEvent) => void;
+
+/** Where and how to reach the service. */
+export interface ProviderSettings {
+  /** The API's base URL, without a trailing slash. */
+  readonly baseUrl: string;
+  /** The key, when one is set; a dialect never sends an empty credential header. */
+  readonly apiKey?: string;
+}
+
+/** What the kernel asks a model for. */
+export interface ChatRequest {
+  /** The model. */
+  readonly model: string;
+  /** The conversation; system messages anywhere are the dialect's to place. */
+  readonly messages: readonly Message[];
+  /** The tools the model may call. */
+  readonly tools: readonly ToolDefinition[];
+  /** The most tokens to generate. */
+  readonly maxTokens?: number;
+  /** Sampling temperature. */
+  readonly temperature?: number;
+  /** Reasoning effort ("low", "medium", "high"), where the protocol has one. */
+  readonly reasoningEffort?: string;
+}
+
+/** An HTTP request a dialect built; the core client sends it. */
+export interface HttpRequestSpec {
+  /** The full URL. */
+  readonly url: string;
+  /** The method. */
+  readonly method: "GET" | "POST";
+  /** The headers, credentials included (never with an empty value). */
+  readonly headers: { readonly [name: string]: string };
+  /** The JSON body, for a POST. */
+  readonly body?: string;
+}
+
+/**
+ * Decodes one response stream. The SSE layer hands over each event's name and data; a line that
+ * is not SSE at all (some servers send a raw JSON error mid-stream) goes to `unframed`.
+ */
+export interface StreamDecoder {
+  /** One server-sent event. `name` is undefined for the default event type. */
+  event(name: string | undefined, data: string, sink: StreamSink): void;
+  /** A line that is not an SSE field. */
+  unframed?(line: string, sink: StreamSink): void;
+  /** The stream ended; emits what is pending and `finish` if it has not been emitted yet. */
+  end(sink: StreamSink): void;
+}
+
+/**
+ * A wire protocol.
+ *
+ * @example
+ * ```ts
+ * import type { Dialect } from "@amber/core";
+ * function describe(dialect: Dialect): string {
+ *   return `${dialect.flavor} lists models: ${dialect.modelsRequest !== undefined}`;
+ * }
+ * ```
+ */
+export interface Dialect {
+  /** The flavor this dialect speaks. */
+  readonly flavor: string;
+  /** Builds the streaming request for `request`. */
+  chatRequest(settings: ProviderSettings, request: ChatRequest): HttpRequestSpec;
+  /** A fresh decoder for one response stream. */
+  decoder(): StreamDecoder;
+  /** Whether a failed response with this status and body is worth retrying. */
+  isRetryable(status: number, body: string): boolean;
+  /** A clear one-line message for an error response (the provider's own words, with context). */
+  errorMessage(status: number, body: string): string;
+  /** Whether an error says the prompt is too long for the model's context window. */
+  isContextOverflow(status: number, body: string): boolean;
+  /** A retry delay the body asks for (Gemini's RetryInfo), when the headers give none. */
+  retryDelayMs?(status: number, body: string): number | undefined;
+  /** The request that lists models, where the API can. */
+  modelsRequest?(settings: ProviderSettings): HttpRequestSpec;
+  /** The model ids in a models response. */
+  parseModels?(body: string): string[];
+  /** Quota windows a response's headers report, where the provider sends them. */
+  allowanceFromHeaders?(headers: Headers): AllowanceSnapshot | undefined;
+}
