@@ -7,6 +7,7 @@
  */
 
 import {
+  type AllowanceWindow,
   AmberError,
   type CommandTreeNode,
   configDir,
@@ -15,6 +16,7 @@ import {
   UnknownPluginError,
 } from "@amber/core";
 import { makeBundledPlugins } from "@amber/plugins";
+import { ProviderClient } from "@amber/providers/client";
 import { checkConfig } from "./config_check.ts";
 import { ConfigFileError } from "./config_file.ts";
 import { intOption, parseArgs, UsageError } from "./args.ts";
@@ -27,6 +29,12 @@ import {
   describeState,
   pluginConsoleLines,
 } from "./plugin_console.ts";
+import {
+  accountSettings,
+  type ProviderOverrides,
+  resolveProvider,
+  UnknownProviderError,
+} from "./provider_settings.ts";
 import { VERSION } from "./version.ts";
 
 /** Options of {@linkcode main} for embedders. */
@@ -58,15 +66,34 @@ commands:
   cmd <root> <path...> [arg]      run a plugin command (amber cmd hello greet amber)
   status [--width N]              the status bar
   panel <id> [--width N]          a panel's text
+  providers                       every provider preset (flavor, plugin, base URL, default
+                                  model, key variable and whether it is set) and every flavor
+  models                          the models the provider offers (asks its API)
+  wallet                          the provider's account balance and quota windows
 
 options:
   --config-dir DIR                the config directory (else $AMBER_CONFIG_DIR,
                                   $XDG_CONFIG_HOME/amber, ~/.config/amber)
   --workspace DIR                 the workspace (else the directory amber started in)
+  --provider NAME                 the provider preset (else provider in config.yaml, else openai)
+  --model NAME                    the model (else model in config.yaml, else the preset's)
+  --base-url URL                  the API's base URL (else baseUrl in config.yaml, else the
+                                  preset's); the key comes from the variable the preset names,
+                                  or apiKeyEnv in config.yaml
   --version                       the version
   --help                          this text`;
 
-const COMMANDS = ["plugins", "tools", "cmd", "status", "panel", "config"];
+const COMMANDS = [
+  "plugins",
+  "tools",
+  "cmd",
+  "status",
+  "panel",
+  "config",
+  "providers",
+  "models",
+  "wallet",
+];
 
 /**
  * Runs the CLI on `args` and returns the exit code.
@@ -88,7 +115,7 @@ export async function main(
   try {
     const parsed = parseArgs(
       args,
-      ["config-dir", "workspace", "width"],
+      ["config-dir", "workspace", "width", "provider", "model", "base-url"],
       ["version", "help", "cascade"],
     );
     if (parsed.switches.has("version")) {
@@ -114,6 +141,11 @@ export async function main(
       onDiagnostic: (d) => io.err(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`),
     });
     const width = intOption(parsed, "width", terminalWidth());
+    const overrides: ProviderOverrides = {
+      provider: parsed.options.get("provider"),
+      model: parsed.options.get("model"),
+      baseUrl: parsed.options.get("base-url"),
+    };
     switch (command) {
       case "plugins":
         return await pluginsCommand(host, rest, parsed.switches.has("cascade"), io);
@@ -122,13 +154,22 @@ export async function main(
       case "cmd":
         return await cmdCommand(host, rest, io);
       case "status":
-        io.out(host.registries.status.compose(width, host.snapshot()).text);
+        io.out(host.registries.status.compose(width, host.snapshot(overrides)).text);
         return 0;
+      case "providers":
+        return providersCommand(host, rest, overrides, io);
+      case "models":
+        return await modelsCommand(host, rest, overrides, io);
+      case "wallet":
+        return await walletCommand(host, rest, overrides, io);
       default:
         return panelCommand(host, rest, width, io);
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof UnknownPluginError) {
+    if (
+      error instanceof UsageError || error instanceof UnknownPluginError ||
+      error instanceof UnknownProviderError
+    ) {
       io.err(`amber: ${error.message}`);
       return 2;
     }
@@ -236,7 +277,7 @@ function toolsCommand(host: Host, io: Io): number {
     entry.tool.name,
     entry.owner,
     entry.tool.readOnly ? "read-only" : "writes",
-    entry.tool.requiresApproval ? "asks per call" : "no approval",
+    entry.tool.requiresApproval ? "decided per call" : "never",
   ]);
   io.out(rows.length === 0 ? "(no tools)" : table(["tool", "owner", "access", "approval"], rows));
   return 0;
@@ -296,6 +337,137 @@ function panelCommand(host: Host, words: readonly string[], width: number, io: I
     ),
   );
   return 0;
+}
+
+function providersCommand(
+  host: Host,
+  words: readonly string[],
+  overrides: ProviderOverrides,
+  io: Io,
+): number {
+  if (words.length > 0) throw new UsageError("providers takes no arguments");
+  const providers = host.registries.provider;
+  // config.yaml's apiKeyEnv names the key of config.yaml's provider, so that row shows it.
+  const configured = host.config.provider?.trim() || "openai";
+  const configKeyEnv = host.config.apiKeyEnv?.trim() || undefined;
+  const rows = providers.presets().map((preset) => {
+    const keyEnv = (preset.name === configured ? configKeyEnv : undefined) ?? preset.keyEnv;
+    // Only whether the variable holds something is shown, never its value.
+    const set = keyEnv !== undefined && (Deno.env.get(keyEnv)?.trim() ?? "") !== "";
+    const key = keyEnv === undefined
+      ? (preset.requiresKey ? "needs apiKeyEnv" : "no key needed")
+      : set
+      ? "set"
+      : preset.requiresKey
+      ? "not set"
+      : "not set (optional)";
+    return [
+      preset.name,
+      preset.flavor,
+      preset.owner,
+      preset.baseUrl,
+      preset.defaultModel || "-",
+      keyEnv ?? "-",
+      key,
+    ];
+  });
+  const lines = [
+    rows.length === 0 ? "(no providers)" : table(
+      ["preset", "flavor", "plugin", "base URL", "default model", "key env", "key"],
+      rows,
+    ),
+    "",
+    table(["flavor", "plugin"], flavorRows(host)),
+  ];
+  try {
+    const resolved = resolveProvider(host, overrides);
+    lines.push(
+      "",
+      `in use: ${resolved.preset.name}, model ${resolved.model}, ${resolved.settings.baseUrl}`,
+    );
+  } catch (error) {
+    lines.push("", `in use: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  io.out(lines.join("\n"));
+  return 0;
+}
+
+// The live flavors, then those a plugin that is not active declares: they fail loudly until it
+// is switched back on.
+function flavorRows(host: Host): string[][] {
+  const live = host.registries.provider.flavors();
+  const rows = live.map((entry) => [entry.flavor, entry.owner]);
+  const seen = new Set(live.map((entry) => entry.flavor));
+  for (const view of host.runtime.list()) {
+    const bound = view.plugin.bound?.flavors;
+    if (bound?.kind !== "exact" || view.state.status === "active") continue;
+    for (const flavor of bound.ids) {
+      if (seen.has(flavor)) continue;
+      seen.add(flavor);
+      rows.push([flavor, `${view.plugin.id} (${describeState(view.state)})`]);
+    }
+  }
+  return rows;
+}
+
+async function modelsCommand(
+  host: Host,
+  words: readonly string[],
+  overrides: ProviderOverrides,
+  io: Io,
+): Promise<number> {
+  if (words.length > 0) throw new UsageError("models takes no arguments");
+  const resolved = resolveProvider(host, overrides);
+  const client = new ProviderClient(resolved.flavor.dialect(), resolved.settings);
+  // A ProviderError names the URL it tried (never with the key); main reports it and exits 1.
+  const models = await client.models();
+  io.out(models.length === 0 ? "(no models)" : models.join("\n"));
+  return 0;
+}
+
+async function walletCommand(
+  host: Host,
+  words: readonly string[],
+  overrides: ProviderOverrides,
+  io: Io,
+): Promise<number> {
+  if (words.length > 0) throw new UsageError("wallet takes no arguments");
+  const resolved = resolveProvider(host, overrides);
+  const request = accountSettings(resolved);
+  const { wallet, allowance } = host.registries;
+  await Promise.all([wallet.refresh(request), allowance.refresh(request)]);
+  const lines = [
+    `provider: ${request.provider} (${request.baseUrl})`,
+    `balance: ${wallet.readout(request)}`,
+  ];
+  const snapshot = allowance.snapshot(request);
+  if (snapshot?.plan) lines.push(`plan: ${snapshot.plan}`);
+  if (snapshot?.creditsBalance !== undefined) {
+    const unit = snapshot.currency ?? snapshot.unit;
+    lines.push(`credits: ${snapshot.creditsBalance}${unit ? ` ${unit}` : ""}`);
+  }
+  if (snapshot === undefined || snapshot.windows.length === 0) {
+    lines.push("windows: -");
+  } else {
+    for (const window of snapshot.windows) lines.push(describeWindow(window, snapshot.unit));
+  }
+  io.out(lines.join("\n"));
+  if (!resolved.keySet && resolved.preset.requiresKey && resolved.keyEnv !== undefined) {
+    io.err(`amber: ${resolved.keyEnv} is not set, so there is no account to read`);
+  }
+  return 0;
+}
+
+function describeWindow(window: AllowanceWindow, unit: string | undefined): string {
+  const parts = [
+    window.percentUsed === undefined ? "use unknown" : `${Math.round(window.percentUsed)}% used`,
+  ];
+  if (window.remaining !== undefined) {
+    const of = window.entitlement === undefined ? "" : ` of ${window.entitlement}`;
+    parts.push(`${window.remaining}${of}${unit ? ` ${unit}` : ""} left`);
+  }
+  if (window.resetsAt) parts.push(`resets ${window.resetsAt}`);
+  return `${window.label}: ${parts.join(", ")}`;
 }
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {

@@ -18,9 +18,16 @@ import {
   type StatusSnapshot,
 } from "@amber/core";
 import { makeBundledPlugins } from "@amber/plugins";
+import { openaiDialect } from "@amber/providers/openai";
 import { createRegistries } from "@amber/registries";
 import { loadConfigFile } from "./config_file.ts";
 import { describeState, pluginConsoleLines } from "./plugin_console.ts";
+import {
+  accountSettings,
+  type ProviderOverrides,
+  type ResolvedProvider,
+  resolveProvider,
+} from "./provider_settings.ts";
 
 /** Options of {@linkcode openHost}. */
 export interface HostOptions {
@@ -44,14 +51,22 @@ export interface Host {
   readonly configDir: string;
   /** The configuration loaded from config.yaml. */
   readonly config: AmberConfig;
-  /** The status snapshot for the current configuration. */
-  snapshot(): StatusSnapshot;
+  /**
+   * The status snapshot for the current configuration, with the command line's provider
+   * settings applied: the model, and the cached wallet and allowance readouts of that provider.
+   */
+  snapshot(overrides?: ProviderOverrides): StatusSnapshot;
   /** Deactivates every plugin (their state files stay as they are). */
   close(): Promise<void>;
 }
 
 /**
  * Builds the registries and the runtime, registers the plugins and starts them.
+ *
+ * The core owns the shared `openai` flavor (Chat Completions), so switching off any provider
+ * plugin never takes it down. A flavor a plugin names in an exact `flavors` bound is claimed for
+ * that plugin before anything starts: while the plugin is off, its flavor fails loudly (naming
+ * the plugin) instead of silently falling back to `openai` and speaking the wrong protocol.
  *
  * @example
  * ```ts
@@ -67,6 +82,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   // The command handlers below close over `runtime`, created right after the registries: they
   // only run once the host is up.
   const registries = createRegistries({
+    coreFlavors: { openai: openaiDialect },
     coreCommands: {
       set: {
         help: "Change a setting",
@@ -113,36 +129,59 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     onDiagnostic: options.onDiagnostic,
   });
   installCoreContributions(runtime);
-  for (const plugin of options.plugins ?? makeBundledPlugins()) runtime.register(plugin);
+  const plugins = options.plugins ?? makeBundledPlugins();
+  for (const plugin of plugins) runtime.register(plugin);
+  claimFlavors(registries, plugins);
   await runtime.start();
   return {
     runtime,
     registries,
     configDir: dir,
     config,
-    snapshot: () => snapshotFor(runtime),
+    snapshot: (overrides) => snapshotFor(runtime, overrides ?? {}),
     close: () => runtime.stop(),
   };
 }
 
-function snapshotFor(runtime: PluginRuntime): StatusSnapshot {
+function claimFlavors(registries: Registries, plugins: readonly Plugin[]): void {
+  for (const plugin of plugins) {
+    const flavors = plugin.bound?.flavors;
+    if (flavors?.kind !== "exact") continue;
+    for (const flavor of flavors.ids) {
+      // A bound is the plugin's own data: a name the registry refuses is the plugin's problem,
+      // and its activation reports it; the host carries on.
+      try {
+        registries.provider.claimFlavor(flavor, plugin.id);
+      } catch {
+        // Nothing to claim.
+      }
+    }
+  }
+}
+
+function snapshotFor(runtime: PluginRuntime, overrides: ProviderOverrides): StatusSnapshot {
   const config = runtime.config();
-  const providers = runtime.registries.provider;
-  const preset = config.provider ? providers.preset(config.provider) : undefined;
-  const request = {
-    provider: config.provider ?? "",
-    baseUrl: config.baseUrl ?? preset?.baseUrl ?? "",
-    apiKey: undefined,
-  };
-  const hasWallet = runtime.registries.wallet.entries().some((e) => e.id === request.provider);
-  const hasAllowance = runtime.registries.allowance.entries().some((e) =>
-    e.id === request.provider
-  );
+  const base = emptyStatusSnapshot();
+  let resolved: ResolvedProvider;
+  try {
+    resolved = resolveProvider({ registries: runtime.registries, config, runtime }, overrides);
+  } catch {
+    // A provider that cannot be used shows no account; the command that uses it says why.
+    return {
+      ...base,
+      model: overrides.model ?? config.model ?? "",
+      wallet: "",
+      allowance: "",
+    };
+  }
+  const request = accountSettings(resolved);
+  const { wallet, allowance } = runtime.registries;
+  const hasWallet = wallet.entries().some((entry) => entry.id === request.provider);
   return {
-    ...emptyStatusSnapshot(),
-    model: config.model ?? preset?.defaultModel ?? "",
-    wallet: hasWallet ? runtime.registries.wallet.readout(request) : "",
-    allowance: hasAllowance ? runtime.registries.allowance.readout(request) : "",
+    ...base,
+    model: resolved.model,
+    wallet: hasWallet ? wallet.readout(request) : "",
+    allowance: allowance.snapshot(request) === undefined ? "" : allowance.readout(request),
   };
 }
 

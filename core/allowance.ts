@@ -79,6 +79,16 @@ export interface AllowanceRegistry extends OwnedRegistry<AllowanceCapability> {
   readout(request: Omit<AccountRequest, "signal">): string;
   /** The cached snapshot for these settings, if any. */
   snapshot(request: Omit<AccountRequest, "signal">): AllowanceSnapshot | undefined;
+  /**
+   * Stores a snapshot learnt passively (a dialect's `allowanceFromHeaders` on a model response)
+   * as if a poll for these settings had returned it, whether or not the provider has an
+   * allowance capability. An undefined or unusable snapshot changes nothing: a response without
+   * the headers says nothing new.
+   */
+  record(
+    request: Omit<AccountRequest, "signal">,
+    snapshot: AllowanceSnapshot | undefined,
+  ): void;
   /** Stops: polls in flight are aborted and their results dropped. */
   dispose(): void;
 }

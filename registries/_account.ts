@@ -172,6 +172,32 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
     return { capability: record.value.capability, value: cached.value };
   }
 
+  /**
+   * Caches `raw` for exactly these settings as if a poll had fetched it, whether or not
+   * `settings.provider` has a capability: what a model response's headers said about the
+   * account. A value that `accept` refuses changes nothing, and neither does anything after
+   * `dispose()`. A later poll for the provider replaces it, as a later poll replaces an earlier.
+   */
+  record(settings: AccountSettings, raw: unknown): void {
+    if (this.#disposed || typeof settings !== "object" || settings === null) return;
+    const provider = settings.provider;
+    if (typeof provider !== "string" || provider === "") return;
+    const value = this.#accept(raw);
+    if (value === undefined) return;
+    this.#cache.set(provider, { key: this.#key(settings), value });
+  }
+
+  /**
+   * The cached value for exactly these settings, fetched or recorded, also for a provider with
+   * no capability. Pure.
+   */
+  peek(settings: AccountSettings): V | undefined {
+    if (typeof settings !== "object" || settings === null) return undefined;
+    const cached = this.#cache.get(settings.provider);
+    if (cached === undefined || cached.value === undefined) return undefined;
+    return cached.key === this.#key(settings) ? cached.value : undefined;
+  }
+
   /** Aborts every poll in flight and drops what they would bring; later refreshes do nothing. */
   dispose(): void {
     this.#disposed = true;

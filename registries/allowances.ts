@@ -120,6 +120,13 @@ function closest(snapshot: AllowanceSnapshot): AllowanceWindow | undefined {
  * windows with no known percentage are not candidates, and when none is left, or nothing honest
  * was fetched, it shows `-`.
  *
+ * `record(settings, snapshot)` feeds in what a model response said about the account (the
+ * kernel passes `dialect.allowanceFromHeaders(response.headers)`, such as Anthropic's unified
+ * 5h/7d utilization headers). It is checked like a fetched snapshot and cached under the same
+ * key (provider, base URL, key fingerprint), so `readout` and `snapshot` show it for exactly
+ * those settings, also for a provider that has no allowance capability. An undefined or
+ * unusable snapshot changes nothing; a later poll replaces it.
+ *
  * @example
  * ```ts
  * import { createAllowanceRegistry } from "@amber/registries/allowances";
@@ -146,6 +153,11 @@ function closest(snapshot: AllowanceSnapshot): AllowanceWindow | undefined {
  * const settings = { provider: "opencode_go", baseUrl: "https://opencode.ai/zen/go/v1" };
  * await allowances.refresh(settings);
  * console.log(allowances.readout(settings)); // "5h 42%"
+ *
+ * // Learnt from a response's headers, for a provider with no allowance capability.
+ * const claude = { provider: "anthropic", baseUrl: "https://api.anthropic.com", apiKey: "sk-a" };
+ * allowances.record(claude, { windows: [{ label: "5h", percentUsed: 12 }, { label: "7d", percentUsed: 30 }] });
+ * console.log(allowances.readout(claude)); // "7d 30%"
  * allowances.dispose();
  * ```
  */
@@ -177,12 +189,15 @@ export function createAllowanceRegistry(
       return book.refresh(settings);
     },
     readout(settings: AccountSettings): string {
-      const hit = book.lookup(settings);
-      const window = hit === undefined ? undefined : closest(hit.value);
+      const value = book.peek(settings);
+      const window = value === undefined ? undefined : closest(value);
       return window === undefined ? "-" : `${window.label} ${Math.round(window.percentUsed!)}%`;
     },
     snapshot(settings: AccountSettings): AllowanceSnapshot | undefined {
-      return book.lookup(settings)?.value;
+      return book.peek(settings);
+    },
+    record(settings: AccountSettings, snapshot: AllowanceSnapshot | undefined): void {
+      book.record(settings, snapshot);
     },
     dispose(): void {
       book.dispose();

@@ -9,10 +9,9 @@
  * @example
  * ```ts
  * import { createProviderRegistry } from "@amber/registries/providers";
+ * import { openaiDialect } from "@amber/providers/openai";
  *
- * const providers = createProviderRegistry({
- *   coreFlavors: { openai: () => ({ flavor: "openai" }) },
- * });
+ * const providers = createProviderRegistry({ coreFlavors: { openai: openaiDialect } });
  * console.log(providers.resolveFlavor("mystery").flavor); // "openai"
  * ```
  *
@@ -72,9 +71,8 @@ export class FlavorUnavailableError extends AmberError {
  * @example
  * ```ts
  * import type { ProviderRegistryOptions } from "@amber/registries/providers";
- * const options: ProviderRegistryOptions = {
- *   coreFlavors: { openai: () => ({ flavor: "openai" }) },
- * };
+ * import { openaiDialect } from "@amber/providers/openai";
+ * const options: ProviderRegistryOptions = { coreFlavors: { openai: openaiDialect } };
  * ```
  */
 export interface ProviderRegistryOptions {
@@ -169,35 +167,36 @@ function quote(value: unknown): string {
  * ```ts
  * import { createProviderRegistry, FlavorUnavailableError } from "@amber/registries/providers";
  * import { EventBus, type PluginServices } from "@amber/core";
+ * import { openaiDialect } from "@amber/providers/openai";
+ * import { openaiResponsesDialect } from "@amber/providers/openai-responses";
  *
  * const services: PluginServices = {
- *   owner: "gemini",
+ *   owner: "openai",
  *   tools: { get: () => undefined, list: () => [] },
  *   events: new EventBus(),
  *   config: () => ({ plugins: {} }),
  *   host: {},
  *   workspace: { root: "/tmp" },
  * };
- * const providers = createProviderRegistry({
- *   coreFlavors: { openai: () => ({ flavor: "openai" }) },
- * });
- * const result = providers.install("gemini", {
+ * const providers = createProviderRegistry({ coreFlavors: { openai: openaiDialect } });
+ * // The `openai` plugin brings the Responses protocol as its own flavor.
+ * const result = providers.install("openai", {
  *   kind: "provider",
- *   name: "gemini",
- *   flavor: "gemini",
- *   dialect: () => ({ flavor: "gemini" }),
+ *   name: "openai",
+ *   flavor: "openai_responses",
+ *   dialect: openaiResponsesDialect,
  *   presets: [{
- *     name: "gemini",
- *     flavor: "gemini",
- *     baseUrl: "https://generativelanguage.googleapis.com",
- *     defaultModel: "gemini-2.5-pro",
+ *     name: "openai",
+ *     flavor: "openai_responses",
+ *     baseUrl: "https://api.openai.com/v1",
+ *     defaultModel: "gpt-5",
  *     requiresKey: true,
  *   }],
  * }, services);
- * console.log(providers.resolveFlavor("gemini").owner); // "gemini"
- * providers.purge("gemini");
+ * console.log(providers.resolveFlavor("openai_responses").owner); // "openai"
+ * providers.purge("openai");
  * try {
- *   providers.resolveFlavor("gemini");
+ *   providers.resolveFlavor("openai_responses");
  * } catch (error) {
  *   console.log(error instanceof FlavorUnavailableError); // true
  * }

@@ -249,13 +249,14 @@ export class FakeProvider implements AsyncDisposable {
       if (fault.retryAfter !== undefined) headers["retry-after"] = fault.retryAfter;
       if (fault.retryAfterMs !== undefined) headers["retry-after-ms"] = String(fault.retryAfterMs);
       return new Response(
-        fault.body ?? encoder.errorBody(fault.status, fault.message ?? `fake error ${fault.status}`),
+        fault.body ??
+          encoder.errorBody(fault.status, fault.message ?? `fake error ${fault.status}`),
         { status: fault.status, headers },
       );
     }
     const frames = encoder.frames(turn, model);
     if (fault?.kind === "malformed") {
-      frames.splice(Math.min(fault.afterEvents, frames.length), 0, "data: {\"choices\": [{\n\n");
+      frames.splice(Math.min(fault.afterEvents, frames.length), 0, 'data: {"choices": [{\n\n');
     }
     if (fault?.kind === "streamError") {
       frames.splice(Math.min(fault.afterEvents, frames.length));

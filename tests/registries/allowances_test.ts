@@ -299,3 +299,76 @@ Deno.test("removing an allowance drops its cache; entries, purge and version fol
   assert.deepEqual(allowances.purge("cc"), []);
   allowances.dispose();
 });
+
+const claude = {
+  provider: "anthropic",
+  baseUrl: "https://api.anthropic.com",
+  apiKey: "sk-ant-1",
+};
+
+Deno.test("record() shows a passive snapshot for a provider with no allowance capability", () => {
+  const allowances = createAllowanceRegistry();
+  allowances.record(claude, {
+    windows: [
+      { label: "5h", percentUsed: 12.4, resetsAt: "2026-11-30T09:00:00Z" },
+      { label: "7d", percentUsed: 64.6 },
+    ],
+  });
+  assert.equal(allowances.readout(claude), "7d 65%");
+  assert.deepEqual(allowances.snapshot(claude), {
+    windows: [
+      { label: "5h", percentUsed: 12.4, resetsAt: "2026-11-30T09:00:00Z" },
+      { label: "7d", percentUsed: 64.6 },
+    ],
+  });
+  assert.ok(Object.isFrozen(allowances.snapshot(claude)));
+  // Keyed exactly like a fetched result: provider, base URL and key fingerprint.
+  assert.equal(allowances.readout({ ...claude, apiKey: "sk-ant-2" }), "-");
+  assert.equal(allowances.readout({ ...claude, apiKey: undefined }), "-");
+  assert.equal(allowances.readout({ ...claude, baseUrl: "https://proxy.example" }), "-");
+  assert.equal(allowances.readout({ ...claude, provider: "openai" }), "-");
+  assert.deepEqual(allowances.entries(), [], "recording installs nothing");
+  allowances.dispose();
+});
+
+Deno.test("record() checks the snapshot; nothing usable changes nothing", () => {
+  const allowances = createAllowanceRegistry();
+  allowances.record(claude, { windows: [{ label: "5h", percentUsed: 40 }] });
+  allowances.record(claude, undefined);
+  allowances.record(claude, { windows: "5h" } as never);
+  allowances.record(claude, null as never);
+  assert.equal(allowances.readout(claude), "5h 40%", "a response without the headers keeps it");
+  allowances.record(claude, {
+    windows: [{ label: "5h", percentUsed: Number.NaN }, { label: "", percentUsed: 9 }],
+  });
+  assert.deepEqual(allowances.snapshot(claude), { windows: [{ label: "5h" }] });
+  assert.equal(allowances.readout(claude), "-", "a window of unknown use is not a candidate");
+  allowances.record({ ...claude, provider: "" }, { windows: [{ label: "5h", percentUsed: 1 }] });
+  allowances.record(null as never, { windows: [{ label: "5h", percentUsed: 1 }] });
+  allowances.dispose();
+  allowances.record(claude, { windows: [{ label: "5h", percentUsed: 77 }] });
+  assert.equal(allowances.readout(claude), "-", "nothing is recorded after dispose");
+});
+
+Deno.test("record() and polls share one cache per provider: the latest word wins", async () => {
+  const allowances = createAllowanceRegistry();
+  const usage = new ControlledAllowance();
+  allowances.install("opencode_go", usage.capability("opencode_go"), services("opencode_go"));
+  allowances.record(go, { windows: [{ label: "5h", percentUsed: 10 }] });
+  assert.equal(allowances.readout(go), "5h 10%", "shown before any poll");
+  const polled = allowances.refresh(go);
+  await settle();
+  usage.resolve({ windows: [{ label: "5h", percentUsed: 20 }] });
+  await polled;
+  assert.equal(allowances.readout(go), "5h 20%");
+  allowances.record(go, { windows: [{ label: "5h", percentUsed: 30 }] });
+  assert.equal(allowances.readout(go), "5h 30%");
+  // A record for other settings replaces the entry, as a poll for other settings would.
+  allowances.record({ ...go, apiKey: "rotated" }, { windows: [{ label: "7d", percentUsed: 5 }] });
+  assert.equal(allowances.readout(go), "-");
+  assert.equal(allowances.readout({ ...go, apiKey: "rotated" }), "7d 5%");
+  // Removing the capability drops what is cached for its provider, recorded or not.
+  allowances.purge("opencode_go");
+  assert.equal(allowances.readout({ ...go, apiKey: "rotated" }), "-");
+  allowances.dispose();
+});

@@ -1,0 +1,44 @@
+/**
+ * The Anthropic provider: the `anthropic` preset and the Messages protocol it speaks (the
+ * `anthropic` flavor). Its quota windows come passively, from the unified rate-limit headers of
+ * each response, which the kernel feeds to the allowance registry; there is nothing to poll.
+ *
+ * @module
+ */
+
+import { exact, type Plugin } from "@amber/core";
+import { anthropicDialect } from "@amber/providers/anthropic";
+import { providerPlugin } from "../_provider.ts";
+
+/**
+ * Creates the anthropic plugin.
+ *
+ * @example
+ * ```ts
+ * import { createAnthropicPlugin } from "@amber/plugins/anthropic";
+ * const [provider] = createAnthropicPlugin().capabilities();
+ * console.log(provider.kind === "provider" && provider.dialect !== undefined); // true
+ * ```
+ */
+export function createAnthropicPlugin(): Plugin {
+  return providerPlugin({
+    id: "anthropic",
+    name: "Anthropic",
+    description: "Anthropic's Messages API (Claude), with its own wire protocol.",
+    bound: { presets: exact("anthropic"), flavors: exact("anthropic") },
+    capabilities: [{
+      kind: "provider",
+      name: "anthropic",
+      flavor: "anthropic",
+      dialect: anthropicDialect,
+      presets: [{
+        name: "anthropic",
+        flavor: "anthropic",
+        baseUrl: "https://api.anthropic.com",
+        defaultModel: "claude-sonnet-4-6",
+        requiresKey: true,
+        keyEnv: "ANTHROPIC_API_KEY",
+      }],
+    }],
+  });
+}

@@ -1,0 +1,190 @@
+/**
+ * The `bash` tool: a shell command in the workspace, in a process group of its own that a
+ * timeout or the run's cancellation stops whole. Also exports the process-group helpers the
+ * CLI's background jobs share.
+ *
+ * @module
+ */
+
+import type { Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
+import { exact, PluginCategory } from "@amber/core";
+import { describeError, resolvePath, toolError } from "../_workspace.ts";
+import {
+  childEnvironment,
+  type GroupExit,
+  type ProcessGroup,
+  redactSecrets,
+  startProcessGroup,
+} from "./process_group.ts";
+
+export {
+  type ChildEnvironment,
+  childEnvironment,
+  type GroupExit,
+  type ProcessGroup,
+  type ProcessGroupOptions,
+  redactSecrets,
+  signalGroup,
+  startProcessGroup,
+  STOP_GRACE_MS,
+} from "./process_group.ts";
+
+/** The timeout of a command whose call does not set one (ms). */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+/** The longest timeout a call may set (ms). */
+export const MAX_TIMEOUT_MS = 600_000;
+/** Output beyond this many characters is cut, keeping the end. */
+export const MAX_OUTPUT_CHARS = 30_000;
+
+interface BashArgs {
+  readonly command: string;
+  readonly timeout_ms?: number;
+}
+
+/**
+ * Creates the `tool_bash` plugin, which contributes the `bash` tool.
+ *
+ * `bash` runs `bash -c <command>` in the workspace root as the leader of its own process group,
+ * with stdin closed, stderr merged into stdout in order, and the parent's environment minus every
+ * variable named `*_API_KEY` or `*_TOKEN` (whose values are also redacted from the output). It
+ * returns the output, cut to its last 30,000 characters with the cut stated, and the exit code; a
+ * non-zero code is reported, not an error, since the command did run. The timeout (default 2
+ * min, at most 10) and the run's cancel signal stop the whole group: SIGTERM, then SIGKILL after
+ * 2 s; so does the command's own end, for anything it left running in the background. Every call
+ * asks for approval by default.
+ *
+ * @example
+ * ```ts
+ * import { createToolBashPlugin } from "@amber/plugins/tool_bash";
+ * const plugin = createToolBashPlugin();
+ * console.log(plugin.id, plugin.capabilities().map((c) => c.name)); // tool_bash [ "bash" ]
+ * ```
+ */
+export function createToolBashPlugin(): Plugin {
+  return {
+    id: "tool_bash",
+    version: "0.1.0",
+    name: "Bash",
+    description: "The bash tool: shell commands in the workspace, stopped whole on cancel.",
+    category: PluginCategory.Tools,
+    bound: { tools: exact("bash") },
+    initialize: () => true,
+    shutdown() {},
+    capabilities: () => [{ kind: "tool", name: "bash", tools: (services) => [bashTool(services)] }],
+  };
+}
+
+function bashTool(services: PluginServices): Tool {
+  const root = services.workspace.root;
+  return {
+    name: "bash",
+    description: "Run a shell command with `bash -c` in the workspace root and return its " +
+      "combined stdout and stderr and its exit code. Use it for builds, tests, git, and " +
+      "inspecting the system; prefer read, search, edit and write for files. There is no " +
+      "terminal and no input: commands must not wait for a keypress or a password. Output over " +
+      `${MAX_OUTPUT_CHARS} characters is cut to its end. The command is stopped at the timeout ` +
+      `(default ${DEFAULT_TIMEOUT_MS} ms), and anything it leaves running in the background is ` +
+      "stopped when it ends: use process_start for servers and watchers.",
+    parameters: {
+      type: "object",
+      properties: {
+        command: { type: "string", minLength: 1, description: "The command line to run." },
+        timeout_ms: {
+          type: "integer",
+          minimum: 1,
+          maximum: MAX_TIMEOUT_MS,
+          description:
+            `Stop the command after this many milliseconds. Default ${DEFAULT_TIMEOUT_MS}` +
+            `, at most ${MAX_TIMEOUT_MS}.`,
+        },
+      },
+      required: ["command"],
+      additionalProperties: false,
+    },
+    verb: "running",
+    requiresApproval: () => true,
+    summarize(args) {
+      const command = String((args as Partial<BashArgs>).command ?? "");
+      const line = command.split("\n")[0];
+      const short = line.length > 80 ? `${line.slice(0, 77)}...` : line;
+      return `$ ${short}${command.includes("\n") ? " ..." : ""}`;
+    },
+    execute: (args, context) => runBash(root, args as BashArgs, context.signal),
+  };
+}
+
+/** Output kept while it streams in: the tail, plus how much there was in all. */
+class TailBuffer {
+  #text = "";
+  #total = 0;
+  constructor(readonly max: number) {}
+
+  push(text: string): void {
+    this.#total += text.length;
+    this.#text += text;
+    // Trim now and then rather than per chunk: slicing a long string on every chunk is quadratic.
+    if (this.#text.length > 2 * this.max) this.#text = this.#text.slice(-this.max);
+  }
+
+  render(secrets: readonly string[]): string {
+    const text = redactSecrets(this.#text, secrets);
+    if (this.#total <= this.max) return text;
+    return `[output cut: ${this.#total} chars, showing the last ${this.max}]\n${
+      text.slice(-this.max)
+    }`;
+  }
+}
+
+async function runBash(root: string, args: BashArgs, signal: AbortSignal): Promise<ToolResult> {
+  if (signal.aborted) return toolError("cancelled before the command started");
+  const timeoutMs = Math.min(args.timeout_ms ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
+  const { env, secrets } = childEnvironment();
+  const output = new TailBuffer(MAX_OUTPUT_CHARS);
+  let group: ProcessGroup;
+  try {
+    group = await startProcessGroup({
+      // stderr joins stdout inside the shell, so the two stay in the order they were written.
+      argv: ["bash", "-c", `exec 2>&1; ${args.command}`],
+      cwd: resolvePath(root, "."),
+      env,
+      onOutput: (text) => output.push(text),
+    });
+  } catch (error) {
+    return toolError(`cannot run bash: ${describeError(error)}`);
+  }
+
+  let ended: "timeout" | "cancelled" | undefined;
+  const onAbort = (): void => {
+    ended ??= "cancelled";
+    group.stop();
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  // The signal may have fired while the process was being spawned.
+  if (signal.aborted) onAbort();
+  const timer = setTimeout(() => {
+    ended ??= "timeout";
+    group.stop();
+  }, timeoutMs);
+  let exit: GroupExit;
+  try {
+    exit = await group.finished;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort);
+  }
+
+  const text = output.render(secrets);
+  const sofar = text === "" ? " It printed nothing." : ` Output so far:\n${text}`;
+  if (ended === "cancelled") return toolError(`cancelled: the command was stopped.${sofar}`);
+  if (ended === "timeout") {
+    return toolError(`timed out after ${timeoutMs} ms: the command was stopped.${sofar}`);
+  }
+  const status = exit.signal === undefined
+    ? `[exit code ${exit.code}]`
+    : `[exit code ${exit.code}, ended by ${exit.signal}]`;
+  return {
+    ok: true,
+    output: `${text === "" ? "(no output)\n" : text.endsWith("\n") ? text : `${text}\n`}${status}`,
+    data: { exitCode: exit.code },
+  };
+}

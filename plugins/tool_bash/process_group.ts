@@ -1,0 +1,232 @@
+/**
+ * Child processes that run in a process group of their own, so that stopping one stops
+ * everything it started; and the environment they get, without the parent's keys. The `bash`
+ * tool uses them, and so does the CLI's background job service.
+ *
+ * @module
+ */
+
+import { hasCommand } from "../_workspace.ts";
+
+/** How long a stopped group gets between SIGTERM and SIGKILL. */
+export const STOP_GRACE_MS = 2000;
+
+// Names of variables that hold credentials: never handed to a child.
+const SECRET_NAME = /(?:^|_)(?:API_KEY|TOKEN)$/i;
+// Values shorter than this are too likely to occur by chance to be worth redacting.
+const MIN_REDACTED = 8;
+
+/** A child's environment and the secret values left out of it. */
+export interface ChildEnvironment {
+  /** The parent's variables minus every one whose name ends in `_API_KEY` or `_TOKEN`. */
+  readonly env: Record<string, string>;
+  /** The values left out, for {@linkcode redactSecrets}. */
+  readonly secrets: readonly string[];
+}
+
+/**
+ * The environment for a child process: the parent's, minus every variable whose name ends in
+ * `_API_KEY` or `_TOKEN` (any case), so a command can never print a key. Without the env
+ * permission the child gets an empty environment rather than an unfiltered one.
+ *
+ * @example
+ * ```ts
+ * import { childEnvironment } from "@amber/plugins/tool_bash";
+ * const { env } = childEnvironment({ PATH: "/bin", OPENAI_API_KEY: "sk-1", GH_TOKEN: "t" });
+ * console.log(env); // { PATH: "/bin" }
+ * ```
+ */
+export function childEnvironment(source?: Record<string, string>): ChildEnvironment {
+  let all: Record<string, string>;
+  try {
+    all = source ?? Deno.env.toObject();
+  } catch {
+    return { env: {}, secrets: [] };
+  }
+  const env: Record<string, string> = {};
+  const secrets: string[] = [];
+  for (const [name, value] of Object.entries(all)) {
+    if (SECRET_NAME.test(name)) {
+      if (value.length >= MIN_REDACTED) secrets.push(value);
+    } else {
+      env[name] = value;
+    }
+  }
+  return { env, secrets };
+}
+
+/**
+ * `text` with every secret value replaced by `[redacted]`: a second line of defence for output
+ * that reads a key from somewhere else (a `.env` file).
+ *
+ * @example
+ * ```ts
+ * import { redactSecrets } from "@amber/plugins/tool_bash";
+ * console.log(redactSecrets("key=sk-12345678", ["sk-12345678"])); // "key=[redacted]"
+ * ```
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (out.includes(secret)) out = out.replaceAll(secret, "[redacted]");
+  }
+  return out;
+}
+
+/** Options of {@linkcode startProcessGroup}. */
+export interface ProcessGroupOptions {
+  /** The program and its arguments. */
+  readonly argv: readonly string[];
+  /** The working directory. */
+  readonly cwd: string;
+  /** The whole environment; see {@linkcode childEnvironment}. */
+  readonly env: Record<string, string>;
+  /** Receives output as it arrives, stdout and stderr alike, decoded. */
+  readonly onOutput: (text: string) => void;
+}
+
+/** How a process group ended. */
+export interface GroupExit {
+  /** The leader's exit code; 128 + the signal number when a signal ended it. */
+  readonly code: number;
+  /** The signal that ended the leader, if one did. */
+  readonly signal?: string;
+}
+
+/** A running process group. */
+export interface ProcessGroup {
+  /** The leader's pid, which is also the group id. */
+  readonly pid: number;
+  /**
+   * Settles when the leader has exited and the output has ended. Whatever the leader left
+   * running in its group is stopped then (SIGTERM, then SIGKILL), so this means the group is
+   * gone.
+   */
+  readonly finished: Promise<GroupExit>;
+  /** Whether `finished` has settled. */
+  readonly done: boolean;
+  /** Stops the whole group: SIGTERM, SIGKILL after the grace period; resolves when it is gone. */
+  stop(graceMs?: number): Promise<GroupExit>;
+}
+
+/**
+ * Starts `argv` as the leader of a new session and process group: through `setsid` when it is
+ * installed, else with Deno's `detached` spawn, which makes the same system call. Standard input
+ * is closed.
+ *
+ * @example
+ * ```ts
+ * import { childEnvironment, startProcessGroup } from "@amber/plugins/tool_bash";
+ * let output = "";
+ * const group = await startProcessGroup({
+ *   argv: ["bash", "-c", "echo hi; sleep 100"],
+ *   cwd: Deno.cwd(),
+ *   env: childEnvironment().env,
+ *   onOutput: (text) => (output += text),
+ * });
+ * const exit = await group.stop();
+ * console.log(exit.code !== 0); // true
+ * ```
+ */
+export async function startProcessGroup(options: ProcessGroupOptions): Promise<ProcessGroup> {
+  const setsid = await hasCommand("setsid");
+  const argv = setsid ? ["setsid", ...options.argv] : [...options.argv];
+  const child = new Deno.Command(argv[0], {
+    args: argv.slice(1),
+    cwd: options.cwd,
+    env: options.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    detached: !setsid,
+  }).spawn();
+  const pid = child.pid;
+  const readers = [child.stdout.getReader(), child.stderr.getReader()];
+  const pump = async (reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> => {
+    const decoder = new TextDecoder();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        const text = decoder.decode(value, { stream: true });
+        if (text !== "") options.onOutput(text);
+      }
+    } catch {
+      // Cancelled, or the pipe broke: either way the output is over.
+    }
+    const rest = decoder.decode();
+    if (rest !== "") options.onOutput(rest);
+  };
+  const outputEnded = Promise.all(readers.map(pump)).then(() => {});
+  const cancelReaders = (): void => {
+    for (const reader of readers) reader.cancel().catch(() => {});
+  };
+
+  let done = false;
+  let stopping: Promise<void> | undefined;
+  // TERM, then KILL, then give up on pipes held by something that escaped the group.
+  const stopGroup = (graceMs: number): Promise<void> =>
+    stopping ??= (async () => {
+      signalGroup(pid, "SIGTERM");
+      if (await settles(outputEnded, graceMs)) return;
+      signalGroup(pid, "SIGKILL");
+      if (await settles(outputEnded, graceMs)) return;
+      cancelReaders();
+    })();
+
+  const finished = (async (): Promise<GroupExit> => {
+    const status = await child.status;
+    // Background children may outlive the leader and hold the pipes open: stop them.
+    if (!(await settles(outputEnded, 0))) await stopGroup(STOP_GRACE_MS);
+    await outputEnded;
+    done = true;
+    return status.signal === null ? { code: status.code } : {
+      code: status.code,
+      signal: status.signal,
+    };
+  })();
+
+  return {
+    pid,
+    finished,
+    get done(): boolean {
+      return done;
+    },
+    async stop(graceMs = STOP_GRACE_MS): Promise<GroupExit> {
+      if (!done) await stopGroup(graceMs);
+      return await finished;
+    },
+  };
+}
+
+/**
+ * Sends `signal` to every process in the group led by `pid`; a group that is already gone is
+ * not an error.
+ *
+ * @example
+ * ```ts
+ * import { signalGroup } from "@amber/plugins/tool_bash";
+ * signalGroup(2 ** 22 + 12345, "SIGTERM"); // no such group: nothing happens
+ * ```
+ */
+export function signalGroup(pid: number, signal: Deno.Signal): void {
+  try {
+    Deno.kill(-pid, signal);
+  } catch {
+    // ESRCH: nothing left to signal.
+  }
+}
+
+// Whether `promise` settles within `ms`, with the timer cleared either way so nothing leaks.
+async function settles(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true, () => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

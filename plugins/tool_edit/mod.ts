@@ -1,0 +1,296 @@
+/**
+ * The `edit` tool: exact string replacement in a file, with errors that say how to fix the call.
+ *
+ * @module
+ */
+
+import type { Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
+import { exact, PluginCategory } from "@amber/core";
+import {
+  describeError,
+  displayPath,
+  looksBinary,
+  outsideWorkspace,
+  resolvePath,
+  toolError,
+  writeAtomic,
+} from "../_workspace.ts";
+
+interface EditArgs {
+  readonly path: string;
+  readonly old_string: string;
+  readonly new_string: string;
+  readonly replace_all?: boolean;
+}
+
+// Lines of context shown around a change, and how many changes get a snippet.
+const CONTEXT_LINES = 3;
+const SNIPPETS = 3;
+// Line numbers listed for an ambiguous old_string before the list is cut.
+const LISTED_LINES = 20;
+
+/**
+ * Creates the `tool_edit` plugin, which contributes the `edit` tool.
+ *
+ * `edit` replaces `old_string` with `new_string`: exactly one occurrence, or every one with
+ * `replace_all`. It fails, saying why, when the file is missing, `old_string` is empty or equal to
+ * `new_string`, `old_string` is not there (naming the line of a match that differs only in
+ * whitespace, if there is one) or is there several times without `replace_all` (listing the
+ * lines). The file is written atomically and the result shows the changed region with line
+ * numbers. A CRLF file is matched with LF text from the model and keeps its line ends. It asks for
+ * approval only for a path outside the workspace.
+ *
+ * @example
+ * ```ts
+ * import { createToolEditPlugin } from "@amber/plugins/tool_edit";
+ * const plugin = createToolEditPlugin();
+ * console.log(plugin.id, plugin.capabilities().map((c) => c.name)); // tool_edit [ "edit" ]
+ * ```
+ */
+export function createToolEditPlugin(): Plugin {
+  return {
+    id: "tool_edit",
+    version: "0.1.0",
+    name: "Edit",
+    description: "The edit tool: exact string replacement in a file.",
+    category: PluginCategory.Tools,
+    bound: { tools: exact("edit") },
+    initialize: () => true,
+    shutdown() {},
+    capabilities: () => [{ kind: "tool", name: "edit", tools: (services) => [editTool(services)] }],
+  };
+}
+
+function editTool(services: PluginServices): Tool {
+  const root = services.workspace.root;
+  return {
+    name: "edit",
+    description: "Replace an exact string in a file. `old_string` must match the file " +
+      "character for character, indentation and line breaks included, and must occur exactly " +
+      "once unless `replace_all` is true; include enough surrounding lines to make it unique. " +
+      "Copy the text from read's output without the line-number prefix. Returns the changed " +
+      "region with line numbers. To create a file, use write.",
+    parameters: {
+      type: "object",
+      properties: {
+        path: { type: "string", description: "The file to edit, relative to the workspace root." },
+        old_string: {
+          type: "string",
+          description: "The exact text to replace; it must not be empty.",
+        },
+        new_string: {
+          type: "string",
+          description: "The text to put in its place; it must differ from old_string.",
+        },
+        replace_all: {
+          type: "boolean",
+          description: "Replace every occurrence instead of requiring exactly one. Default false.",
+        },
+      },
+      required: ["path", "old_string", "new_string"],
+      additionalProperties: false,
+    },
+    verb: "editing",
+    requiresApproval: (args) => outsideWorkspace(root, args),
+    summarize: (args) => {
+      const { path, replace_all } = args as Partial<EditArgs>;
+      return `edit ${String(path)}${replace_all ? " (all occurrences)" : ""}`;
+    },
+    execute: (args) => edit(root, args as EditArgs),
+  };
+}
+
+async function edit(root: string, args: EditArgs): Promise<ToolResult> {
+  const path = resolvePath(root, args.path);
+  const shown = displayPath(root, path);
+  if (args.old_string === "") {
+    return toolError(
+      "old_string is empty: say which text to replace (to create a file, use write)",
+    );
+  }
+  if (args.old_string === args.new_string) {
+    return toolError("old_string and new_string are the same: there is nothing to change");
+  }
+  let bytes: Uint8Array;
+  try {
+    const info = await Deno.stat(path);
+    if (info.isDirectory) return toolError(`cannot edit ${shown}: it is a directory`);
+    bytes = await Deno.readFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      return toolError(`file not found: ${shown} (to create it, use write)`);
+    }
+    return toolError(`cannot edit ${shown}: ${describeError(error)}`);
+  }
+  if (looksBinary(bytes)) return toolError(`cannot edit ${shown}: it is a binary file`);
+  const content = new TextDecoder().decode(bytes);
+
+  let oldString = args.old_string;
+  let newString = args.new_string;
+  let found = occurrences(content, oldString);
+  if (found.length === 0 && content.includes("\r\n") && !oldString.includes("\r")) {
+    // Models send LF; a CRLF file matches with its own line ends and keeps them.
+    const crlf = (text: string): string => text.replaceAll("\r\n", "\n").replaceAll("\n", "\r\n");
+    const converted = crlf(oldString);
+    const again = occurrences(content, converted);
+    if (again.length > 0) {
+      oldString = converted;
+      newString = crlf(newString);
+      found = again;
+    }
+  }
+  if (found.length === 0) {
+    const near = whitespaceMatch(content, oldString);
+    return toolError(
+      near === undefined
+        ? `old_string was not found in ${shown}. Read the file again and copy the text exactly, ` +
+          "indentation included."
+        : `old_string was not found exactly in ${shown}, but text that differs from it only in ` +
+          `whitespace starts on line ${lineAt(content, near)}. Read that region again and copy ` +
+          "it exactly: spaces vs tabs, indentation and line breaks must all match.",
+    );
+  }
+  if (found.length > 1 && !args.replace_all) {
+    const lines = linesAt(content, found);
+    const listed = lines.slice(0, LISTED_LINES).join(", ") +
+      (lines.length > LISTED_LINES ? `, ... (${lines.length - LISTED_LINES} more)` : "");
+    return toolError(
+      `old_string occurs ${found.length} times in ${shown} (lines ${listed}). Include more ` +
+        "surrounding text to make it unique, or set replace_all to replace every occurrence.",
+    );
+  }
+
+  const parts: string[] = [];
+  const starts: number[] = []; // Where each replacement begins in the new content.
+  let from = 0;
+  let length = 0;
+  for (const index of found) {
+    const kept = content.slice(from, index);
+    parts.push(kept, newString);
+    length += kept.length;
+    starts.push(length);
+    length += newString.length;
+    from = index + oldString.length;
+  }
+  parts.push(content.slice(from));
+  const updated = parts.join("");
+  try {
+    await writeAtomic(path, new TextEncoder().encode(updated));
+  } catch (error) {
+    return toolError(`cannot write ${shown}: ${describeError(error)}`);
+  }
+
+  const snippets = starts.slice(0, SNIPPETS).map((start) =>
+    snippet(updated, start, start + newString.length)
+  );
+  const count = found.length === 1 ? "1 occurrence" : `${found.length} occurrences`;
+  const more = found.length > SNIPPETS ? `\n...\n(${found.length - SNIPPETS} more changes)` : "";
+  return {
+    ok: true,
+    output: `Edited ${shown}: replaced ${count}.\n${snippets.join("\n...\n")}${more}`,
+    data: { path, replacements: found.length },
+  };
+}
+
+function occurrences(content: string, needle: string): number[] {
+  const found: number[] = [];
+  for (
+    let at = content.indexOf(needle);
+    at !== -1;
+    at = content.indexOf(needle, at + needle.length)
+  ) {
+    found.push(at);
+  }
+  return found;
+}
+
+function lineAt(content: string, index: number): number {
+  let line = 1;
+  for (
+    let at = content.indexOf("\n");
+    at !== -1 && at < index;
+    at = content.indexOf("\n", at + 1)
+  ) {
+    line++;
+  }
+  return line;
+}
+
+// The line of each index, in one pass: `indices` ascend.
+function linesAt(content: string, indices: readonly number[]): number[] {
+  const lines: number[] = [];
+  let line = 1;
+  let at = content.indexOf("\n");
+  for (const index of indices) {
+    while (at !== -1 && at < index) {
+      line++;
+      at = content.indexOf("\n", at + 1);
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+// Where a match ignoring whitespace differences starts in `content`: both sides have each run of
+// whitespace collapsed to one space (and the needle is trimmed), with a map back to offsets.
+function whitespaceMatch(content: string, needle: string): number | undefined {
+  const target = collapse(needle.trim()).text;
+  if (target === "") return undefined;
+  const { text, offsets } = collapse(content);
+  const at = text.indexOf(target);
+  if (at !== -1) return offsets[at];
+  // Whitespace missing on one side only ("a(b)" vs "a( b )"): compare with none at all.
+  const bare = needle.replace(/\s+/g, "");
+  const stripped = strip(content);
+  const bareAt = stripped.text.indexOf(bare);
+  return bareAt === -1 ? undefined : stripped.offsets[bareAt];
+}
+
+function collapse(text: string): { text: string; offsets: number[] } {
+  let out = "";
+  const offsets: number[] = [];
+  let space = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (/\s/.test(char)) {
+      if (!space) {
+        out += " ";
+        offsets.push(i);
+      }
+      space = true;
+    } else {
+      out += char;
+      offsets.push(i);
+      space = false;
+    }
+  }
+  return { text: out, offsets };
+}
+
+function strip(text: string): { text: string; offsets: number[] } {
+  let out = "";
+  const offsets: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    if (/\s/.test(text[i])) continue;
+    out += text[i];
+    offsets.push(i);
+  }
+  return { text: out, offsets };
+}
+
+// The lines from a few before `start` to a few after `end`, numbered as read shows them.
+function snippet(content: string, start: number, end: number): string {
+  const lines = content.split("\n");
+  const first = lineAt(content, start);
+  const last = lineAt(content, Math.max(start, end - 1));
+  const from = Math.max(1, first - CONTEXT_LINES);
+  const to = Math.min(lines.length, last + CONTEXT_LINES);
+  const out: string[] = [];
+  for (let n = from; n <= to; n++) {
+    const text = lines[n - 1].replace(/\r$/, "");
+    out.push(
+      `${String(n).padStart(5)}\t${text.length > 2000 ? `${text.slice(0, 2000)}...` : text}`,
+    );
+  }
+  return out.join("\n");
+}

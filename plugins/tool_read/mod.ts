@@ -1,0 +1,256 @@
+/**
+ * The `read` tool: a text file's lines, numbered, a window at a time.
+ *
+ * @module
+ */
+
+import type { Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
+import { exact, PluginCategory } from "@amber/core";
+import {
+  describeError,
+  displayPath,
+  outsideWorkspace,
+  resolvePath,
+  toolError,
+} from "../_workspace.ts";
+
+/** How many lines `read` returns when the call does not say. */
+export const DEFAULT_READ_LIMIT = 2000;
+/** Lines longer than this are clipped in the output. */
+export const MAX_LINE_CHARS = 2000;
+/** One call returns at most this many characters; the trailer says where to go on. */
+export const MAX_READ_CHARS = 200_000;
+// Bytes inspected for a NUL before the file is judged binary.
+const SNIFF_BYTES = 8192;
+// Entries a directory error lists before it says how many more there are.
+const LISTED_ENTRIES = 50;
+
+interface ReadArgs {
+  readonly path: string;
+  readonly offset?: number;
+  readonly limit?: number;
+}
+
+/**
+ * Creates the `tool_read` plugin, which contributes the `read` tool.
+ *
+ * `read` returns lines as `   12\tcontent`, from `offset` (1-based, default 1) for `limit` lines
+ * (default 2000), clips lines over 2000 characters, stops early once it has 200,000 characters,
+ * and ends with a trailer saying how many lines remain when it stopped before the end. A directory, a binary file (a NUL byte in its first 8 KiB) or a
+ * missing file is an error result. It is read-only and asks for approval only for a path outside
+ * the workspace (symlinks followed).
+ *
+ * @example
+ * ```ts
+ * import { createToolReadPlugin } from "@amber/plugins/tool_read";
+ * const plugin = createToolReadPlugin();
+ * console.log(plugin.id, plugin.capabilities().map((c) => c.name)); // tool_read [ "read" ]
+ * ```
+ */
+export function createToolReadPlugin(): Plugin {
+  return {
+    id: "tool_read",
+    version: "0.1.0",
+    name: "Read",
+    description: "The read tool: a file's numbered lines, a window at a time.",
+    category: PluginCategory.Tools,
+    bound: { tools: exact("read") },
+    initialize: () => true,
+    shutdown() {},
+    capabilities: () => [{ kind: "tool", name: "read", tools: (services) => [readTool(services)] }],
+  };
+}
+
+function readTool(services: PluginServices): Tool {
+  const root = services.workspace.root;
+  return {
+    name: "read",
+    description: "Read a text file from the workspace. Returns its lines numbered as " +
+      "`<line>\\t<text>`, starting at `offset` (1-based, default 1) for at most `limit` lines " +
+      `(default ${DEFAULT_READ_LIMIT}); lines over ${MAX_LINE_CHARS} characters are clipped. ` +
+      `A call returns at most ${MAX_READ_CHARS} characters. ` +
+      "When the file goes on past the window, a trailer says how many lines remain and which " +
+      "offset to read next. Paths are relative to the workspace root unless absolute. The line " +
+      "numbers are not part of the file: leave them out when you edit. Directories and binary " +
+      "files cannot be read; use search or bash `ls` for a directory.",
+    parameters: {
+      type: "object",
+      properties: {
+        path: { type: "string", description: "The file to read, relative to the workspace root." },
+        offset: {
+          type: "integer",
+          minimum: 1,
+          description: "The first line to return, 1-based. Default 1.",
+        },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          description: `How many lines to return at most. Default ${DEFAULT_READ_LIMIT}.`,
+        },
+      },
+      required: ["path"],
+      additionalProperties: false,
+    },
+    verb: "reading",
+    readOnly: true,
+    requiresApproval: (args) => outsideWorkspace(root, args),
+    summarize(args) {
+      const { path, offset, limit } = args as Partial<ReadArgs>;
+      const from = offset ?? 1;
+      const range = offset === undefined && limit === undefined
+        ? ""
+        : ` (lines ${from}-${limit === undefined ? "" : from + limit - 1})`;
+      return `read ${String(path)}${range}`;
+    },
+    execute: (args, context) => read(root, args as ReadArgs, context.signal),
+  };
+}
+
+async function read(root: string, args: ReadArgs, signal: AbortSignal): Promise<ToolResult> {
+  const path = resolvePath(root, args.path);
+  const shown = displayPath(root, path);
+  const offset = args.offset ?? 1;
+  const limit = args.limit ?? DEFAULT_READ_LIMIT;
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return toolError(`file not found: ${shown}`);
+    return toolError(`cannot read ${shown}: ${describeError(error)}`);
+  }
+  if (info.isDirectory) return toolError(await directoryError(path, shown));
+  if (!info.isFile) return toolError(`cannot read ${shown}: not a regular file`);
+
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch (error) {
+    return toolError(`cannot read ${shown}: ${describeError(error)}`);
+  }
+  try {
+    return await readWindow(file, shown, offset, limit, signal);
+  } catch (error) {
+    return toolError(`cannot read ${shown}: ${describeError(error)}`);
+  } finally {
+    file.close();
+  }
+}
+
+// Streams the file once: decodes only the lines in the window and merely counts the rest, so a
+// huge log costs its size in reads, not in memory.
+async function readWindow(
+  file: Deno.FsFile,
+  shown: string,
+  offset: number,
+  limit: number,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  let last = offset + limit - 1;
+  let size = 0;
+  const decoder = new TextDecoder();
+  const out: string[] = [];
+  const buffer = new Uint8Array(64 * 1024);
+  let line = 1; // The line the next byte belongs to.
+  let partial = ""; // The start of the current line's text, while it is in the window.
+  let partialLength = 0; // Its whole length: a minified line may run to megabytes.
+  let sniffed = false;
+  let total = 0;
+  let endsWithNewline = true;
+
+  const take = (text: string): void => {
+    partialLength += text.length;
+    if (partial.length <= MAX_LINE_CHARS) partial += text.slice(0, MAX_LINE_CHARS + 1);
+  };
+  const emit = (): void => {
+    let text = partial;
+    let length = partialLength;
+    if (length <= MAX_LINE_CHARS + 1 && text.endsWith("\r")) {
+      text = text.slice(0, -1);
+      length--;
+    }
+    const clipped = length > MAX_LINE_CHARS
+      ? `${text.slice(0, MAX_LINE_CHARS)}... [line cut: ${length} chars]`
+      : text;
+    const numbered = `${String(line).padStart(5)}\t${clipped}`;
+    out.push(numbered);
+    partial = "";
+    partialLength = 0;
+    size += numbered.length + 1;
+    // Many long lines add up: end the window early rather than flood the context.
+    if (size >= MAX_READ_CHARS) last = line;
+  };
+
+  for (;;) {
+    if (signal.aborted) return toolError("cancelled");
+    const n = await file.read(buffer);
+    if (n === null) break;
+    const chunk = buffer.subarray(0, n);
+    if (!sniffed) {
+      sniffed = total + n >= SNIFF_BYTES;
+      if (chunk.subarray(0, SNIFF_BYTES - total).includes(0)) {
+        return toolError(`cannot read ${shown}: it is a binary file`);
+      }
+    }
+    total += n;
+    endsWithNewline = chunk[n - 1] === 10;
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(10, start);
+      const end = newline === -1 ? n : newline;
+      if (line >= offset && line <= last) {
+        take(decoder.decode(chunk.subarray(start, end), { stream: newline === -1 }));
+      }
+      if (newline === -1) break;
+      if (line >= offset && line <= last) emit();
+      line++;
+      start = newline + 1;
+    }
+  }
+  // The last line has no newline after it, or the file is empty.
+  const lines = total === 0 ? 0 : endsWithNewline ? line - 1 : line;
+  if (!endsWithNewline && line >= offset && line <= last) {
+    take(decoder.decode());
+    emit();
+  }
+
+  if (lines === 0) return { ok: true, output: `(${shown} is empty)`, data: { lines: 0 } };
+  if (offset > lines) {
+    return toolError(
+      `offset ${offset} is past the end of ${shown}, which has ${lines} line${
+        lines === 1 ? "" : "s"
+      }`,
+    );
+  }
+  const remaining = lines - Math.min(last, lines);
+  if (remaining > 0) {
+    out.push(
+      "",
+      `[${remaining} more line${remaining === 1 ? "" : "s"} of ${lines}; ` +
+        `read with offset=${last + 1} to continue]`,
+    );
+  }
+  return { ok: true, output: out.join("\n"), data: { lines } };
+}
+
+async function directoryError(path: string, shown: string): Promise<string> {
+  const names: string[] = [];
+  let more = 0;
+  try {
+    for await (const entry of Deno.readDir(path)) {
+      if (names.length < LISTED_ENTRIES) {
+        names.push(entry.isDirectory ? `${entry.name}/` : entry.name);
+      } else more++;
+    }
+  } catch {
+    // The listing is a courtesy; the error stands without it.
+  }
+  names.sort();
+  const listing = names.length === 0
+    ? "It is empty."
+    : `It contains: ${names.join(", ")}${more > 0 ? ` and ${more} more` : ""}.`;
+  return `${shown} is a directory, not a file. ${listing} To read a file in it, call read with ` +
+    `its path (e.g. "${shown === "." ? "" : `${shown}/`}${
+      names.find((n) => !n.endsWith("/")) ?? "<file>"
+    }"); ` +
+    `to find files, use search with a glob or bash \`ls\`.`;
+}

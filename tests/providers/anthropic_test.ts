@@ -1,0 +1,1019 @@
+import assert from "node:assert/strict";
+import type { ChatRequest, Message, StreamEvent } from "@amber/core";
+import { ProviderClient } from "../../providers/client.ts";
+import { anthropicAllowance, anthropicBody, anthropicDialect } from "../../providers/anthropic.ts";
+import { SseDecoder } from "../../providers/sse.ts";
+import { FakeProvider } from "../../providers/testing/server.ts";
+import { anthropicEncoder } from "../../providers/testing/anthropic.ts";
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+const TOOL = {
+  name: "read",
+  description: "Reads a file.",
+  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+};
+
+const BASE = "https://api.anthropic.com";
+
+function request(overrides: Partial<ChatRequest> = {}): ChatRequest {
+  return {
+    model: "claude-sonnet-4-5",
+    messages: [{ role: "user", content: "Hi" }],
+    tools: [],
+    ...overrides,
+  };
+}
+
+function body(overrides: Partial<ChatRequest> = {}): Record<string, unknown> {
+  return anthropicBody(request(overrides));
+}
+
+/** Runs `chunks` through the SSE decoder into a fresh Anthropic decoder. */
+function decode(chunks: readonly string[]): StreamEvent[] {
+  const events: StreamEvent[] = [];
+  const sink = (event: StreamEvent): void => {
+    events.push(event);
+  };
+  const decoder = anthropicDialect().decoder();
+  const sse = new SseDecoder(
+    (name, data) => decoder.event(name, data, sink),
+    (line) => decoder.unframed?.(line, sink),
+  );
+  for (const chunk of chunks) sse.push(chunk);
+  sse.end();
+  decoder.end(sink);
+  return events;
+}
+
+/** One frame as Anthropic writes it: `event:` named after the data's type. */
+function ev(data: { type: string; [key: string]: unknown }): string {
+  return `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function messageStart(input = 12, cacheRead = 0, cacheWrite = 0): string {
+  return ev({
+    type: "message_start",
+    message: {
+      id: "msg_01",
+      type: "message",
+      role: "assistant",
+      model: "claude-sonnet-4-5",
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: {
+        input_tokens: input,
+        cache_creation_input_tokens: cacheWrite,
+        cache_read_input_tokens: cacheRead,
+        output_tokens: 1,
+      },
+    },
+  });
+}
+
+function blockStart(index: number, block: Record<string, unknown>): string {
+  return ev({ type: "content_block_start", index, content_block: block });
+}
+
+function delta(index: number, value: Record<string, unknown>): string {
+  return ev({ type: "content_block_delta", index, delta: value });
+}
+
+function blockStop(index: number): string {
+  return ev({ type: "content_block_stop", index });
+}
+
+function messageEnd(stopReason: string, output: number): string[] {
+  return [
+    ev({
+      type: "message_delta",
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: output },
+    }),
+    ev({ type: "message_stop" }),
+  ];
+}
+
+const PING = ev({ type: "ping" });
+
+// A stream as Anthropic sends it: start, block, ping, deltas, stop, delta, stop.
+const RECORDED_TEXT = [
+  messageStart(12, 100, 7),
+  blockStart(0, { type: "text", text: "" }),
+  PING,
+  delta(0, { type: "text_delta", text: "Hello" }),
+  delta(0, { type: "text_delta", text: ", wor" }),
+  delta(0, { type: "text_delta", text: "ld! é😀" }),
+  blockStop(0),
+  ...messageEnd("end_turn", 6),
+];
+
+function types(events: readonly StreamEvent[]): string[] {
+  return events.map((event) => event.type);
+}
+
+function text(events: readonly StreamEvent[], type: "text" | "reasoning" = "text"): string {
+  let out = "";
+  for (const event of events) if (event.type === type) out += event.delta;
+  return out;
+}
+
+function ends(events: readonly StreamEvent[]): Extract<StreamEvent, { type: "toolCallEnd" }>[] {
+  return events.filter((event) => event.type === "toolCallEnd");
+}
+
+function errorOf(events: readonly StreamEvent[]): Extract<StreamEvent, { type: "error" }> {
+  const errors = events.filter((event) => event.type === "error");
+  assert.equal(errors.length, 1, `one error event in ${JSON.stringify(events)}`);
+  return errors[0];
+}
+
+/** Asserts exactly one finish, last, with `reason`. */
+function assertFinish(events: readonly StreamEvent[], reason: string): void {
+  const finishes = events.filter((event) => event.type === "finish");
+  assert.equal(finishes.length, 1, `one finish in ${JSON.stringify(events)}`);
+  const last = events.at(-1)!;
+  assert.equal(last.type, "finish");
+  assert.equal((last as { reason: string }).reason, reason);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+Deno.test("anthropic: the request is a streaming Messages call with version and key headers", () => {
+  const spec = anthropicDialect().chatRequest(
+    { baseUrl: BASE, apiKey: "sk-ant-test" },
+    request({ tools: [TOOL] }),
+  );
+  assert.equal(spec.url, "https://api.anthropic.com/v1/messages");
+  assert.equal(spec.method, "POST");
+  assert.deepEqual(spec.headers, {
+    "content-type": "application/json",
+    "anthropic-version": "2023-06-01",
+    "x-api-key": "sk-ant-test",
+  });
+  const sent = JSON.parse(spec.body!);
+  assert.equal(sent.model, "claude-sonnet-4-5");
+  assert.equal(sent.max_tokens, 8192);
+  assert.equal(sent.stream, true);
+  assert.deepEqual(sent.tools, [{
+    name: "read",
+    description: "Reads a file.",
+    input_schema: TOOL.parameters,
+  }]);
+});
+
+Deno.test("anthropic: no key, or an empty one, sends no x-api-key header", () => {
+  for (const apiKey of [undefined, ""]) {
+    const spec = anthropicDialect().chatRequest({ baseUrl: BASE, apiKey }, request());
+    assert.equal("x-api-key" in spec.headers, false);
+    assert.equal(spec.headers["anthropic-version"], "2023-06-01");
+  }
+});
+
+Deno.test("anthropic: a trailing slash or /v1 on the base URL is not doubled", () => {
+  const dialect = anthropicDialect();
+  for (const baseUrl of [BASE, `${BASE}/`, `${BASE}/v1`, `${BASE}/v1/`]) {
+    assert.equal(
+      dialect.chatRequest({ baseUrl }, request()).url,
+      "https://api.anthropic.com/v1/messages",
+    );
+  }
+  assert.equal(
+    dialect.chatRequest({ baseUrl: "https://api.deepseek.com/anthropic" }, request()).url,
+    "https://api.deepseek.com/anthropic/v1/messages",
+  );
+});
+
+Deno.test("anthropic: optional fields are left out when unset", () => {
+  const sent = body();
+  assert.deepEqual(Object.keys(sent).sort(), ["max_tokens", "messages", "model", "stream"]);
+  assert.deepEqual(body({ maxTokens: 100, temperature: 0.2 }).max_tokens, 100);
+  assert.equal(body({ temperature: 0.2 }).temperature, 0.2);
+});
+
+Deno.test("anthropic: system messages anywhere are joined into one cached system block", () => {
+  const sent = body({
+    messages: [
+      { role: "system", content: "You are terse." },
+      { role: "user", content: "Hi" },
+      { role: "system", content: "Tools are available.", source: "tools" },
+      { role: "system", content: "" },
+    ],
+  });
+  assert.deepEqual(sent.system, [{
+    type: "text",
+    text: "You are terse.\n\nTools are available.",
+    cache_control: { type: "ephemeral" },
+  }]);
+  assert.deepEqual(sent.messages, [{
+    role: "user",
+    content: [{ type: "text", text: "Hi", cache_control: { type: "ephemeral" } }],
+  }]);
+});
+
+Deno.test("anthropic: tool calls become tool_use and results one merged user message", () => {
+  const messages: Message[] = [
+    { role: "user", content: "Read two files" },
+    {
+      role: "assistant",
+      content: "Reading both.",
+      reasoning: "Two reads in parallel.",
+      toolCalls: [
+        { id: "toolu_1", name: "read", arguments: '{"path":"a.ts"}' },
+        { id: "toolu_2", name: "read", arguments: "" },
+        { id: "toolu_3", name: "read", arguments: "{not json" },
+        { id: "toolu_4", name: "read", arguments: "[1,2]" },
+        { id: "toolu_5", name: "", arguments: "{}" },
+      ],
+    },
+    { role: "tool", toolCallId: "toolu_1", name: "read", content: "export {}" },
+    { role: "tool", toolCallId: "toolu_2", name: "read", content: "no such file", isError: true },
+    { role: "tool", toolCallId: "toolu_3", name: "read", content: "" },
+    { role: "user", content: "And now?" },
+  ];
+  const sent = body({ messages });
+  assert.deepEqual(sent.messages, [
+    { role: "user", content: [{ type: "text", text: "Read two files" }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "Reading both." },
+        { type: "tool_use", id: "toolu_1", name: "read", input: { path: "a.ts" } },
+        { type: "tool_use", id: "toolu_2", name: "read", input: {} },
+        { type: "tool_use", id: "toolu_3", name: "read", input: {} },
+        { type: "tool_use", id: "toolu_4", name: "read", input: {} },
+      ],
+    },
+    {
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "toolu_1", content: "export {}" },
+        { type: "tool_result", tool_use_id: "toolu_2", content: "no such file", is_error: true },
+        { type: "tool_result", tool_use_id: "toolu_3" },
+        { type: "text", text: "And now?", cache_control: { type: "ephemeral" } },
+      ],
+    },
+  ]);
+});
+
+Deno.test("anthropic: same-role runs merge, empty messages drop out, roles alternate", () => {
+  const sent = body({
+    messages: [
+      { role: "user", content: "one" },
+      { role: "user", content: "" },
+      { role: "assistant", content: "" },
+      { role: "user", content: "two" },
+      { role: "assistant", content: "a" },
+      { role: "assistant", content: "b" },
+    ],
+  });
+  const turns = sent.messages as { role: string; content: unknown[] }[];
+  assert.deepEqual(turns.map((t) => t.role), ["user", "assistant"]);
+  assert.equal(turns[0].content.length, 2);
+  assert.equal(turns[1].content.length, 2);
+});
+
+Deno.test("anthropic: a tool schema without type object is made an object schema", () => {
+  const sent = body({ tools: [{ name: "now", description: "The time.", parameters: {} }] });
+  assert.deepEqual(sent.tools, [{
+    name: "now",
+    description: "The time.",
+    input_schema: { type: "object", properties: {} },
+  }]);
+});
+
+Deno.test("anthropic: reasoning effort enables thinking with a budget below max_tokens", () => {
+  const cases: [string, number][] = [["low", 2048], ["medium", 8192], ["high", 16384]];
+  for (const [effort, budget] of cases) {
+    const sent = body({ reasoningEffort: effort, temperature: 0.3 });
+    assert.deepEqual(sent.thinking, { type: "enabled", budget_tokens: budget });
+    assert.equal(sent.max_tokens, 8192 + budget);
+    // The API takes no temperature but 1 with thinking on.
+    assert.equal("temperature" in sent, false);
+  }
+  assert.deepEqual(body({ reasoningEffort: "5000" }).thinking, {
+    type: "enabled",
+    budget_tokens: 5000,
+  });
+  assert.deepEqual(body({ reasoningEffort: "HIGH", maxTokens: 4000 }).thinking, {
+    type: "enabled",
+    budget_tokens: 3999,
+  });
+  assert.equal(body({ reasoningEffort: "high", maxTokens: 4000 }).max_tokens, 4000);
+  assert.equal("thinking" in body({ reasoningEffort: "high", maxTokens: 1000 }), false);
+  assert.equal("thinking" in body({ reasoningEffort: "none" }), false);
+  assert.equal(body({ reasoningEffort: "none", temperature: 0 }).temperature, 0);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+Deno.test("anthropic: a recorded text stream decodes to text, usage, then one finish", () => {
+  const events = decode(RECORDED_TEXT);
+  assert.deepEqual(types(events), ["text", "text", "text", "usage", "finish"]);
+  assert.equal(text(events), "Hello, world! é😀");
+  assert.deepEqual(events.at(-2), {
+    type: "usage",
+    promptTokens: 119,
+    completionTokens: 6,
+    cachedTokens: 100,
+  });
+  assert.deepEqual(events.at(-1), { type: "finish", reason: "stop", raw: "end_turn" });
+});
+
+Deno.test("anthropic: the same events come out however the bytes are split", () => {
+  const whole = RECORDED_TEXT.join("");
+  const expected = decode([whole]);
+  for (let cut = 1; cut < whole.length; cut += 7) {
+    assert.deepEqual(decode([whole.slice(0, cut), whole.slice(cut)]), expected, `cut at ${cut}`);
+  }
+  assert.deepEqual(decode([...whole]), expected);
+  assert.deepEqual(decode([whole.replaceAll("\n", "\r\n")]), expected);
+});
+
+Deno.test("anthropic: thinking streams as reasoning, its signature is ignored", () => {
+  const events = decode([
+    messageStart(),
+    blockStart(0, { type: "thinking", thinking: "", signature: "" }),
+    delta(0, { type: "thinking_delta", thinking: "Let me " }),
+    delta(0, { type: "thinking_delta", thinking: "think." }),
+    delta(0, { type: "signature_delta", signature: "EqQBCgIYAhIM" }),
+    blockStop(0),
+    blockStart(1, { type: "redacted_thinking", data: "opaque" }),
+    blockStop(1),
+    blockStart(2, { type: "text", text: "" }),
+    delta(2, { type: "text_delta", text: "Done." }),
+    blockStop(2),
+    ...messageEnd("end_turn", 20),
+  ]);
+  assert.equal(text(events, "reasoning"), "Let me think.");
+  assert.equal(text(events), "Done.");
+  assert.deepEqual(types(events), ["reasoning", "reasoning", "text", "usage", "finish"]);
+});
+
+Deno.test("anthropic: a tool_use block starts, streams its JSON and ends whole", () => {
+  const events = decode([
+    messageStart(),
+    blockStart(0, { type: "text", text: "" }),
+    delta(0, { type: "text_delta", text: "Reading." }),
+    blockStop(0),
+    blockStart(1, { type: "tool_use", id: "toolu_01A", name: "read", input: {} }),
+    delta(1, { type: "input_json_delta", partial_json: "" }),
+    delta(1, { type: "input_json_delta", partial_json: '{"pa' }),
+    PING,
+    delta(1, { type: "input_json_delta", partial_json: 'th":"a.ts"}' }),
+    blockStop(1),
+    ...messageEnd("tool_use", 30),
+  ]);
+  assert.deepEqual(events.filter((e) => e.type.startsWith("toolCall")), [
+    { type: "toolCallStart", index: 1, id: "toolu_01A", name: "read" },
+    { type: "toolCallDelta", index: 1, delta: '{"pa' },
+    { type: "toolCallDelta", index: 1, delta: 'th":"a.ts"}' },
+    {
+      type: "toolCallEnd",
+      index: 1,
+      id: "toolu_01A",
+      name: "read",
+      arguments: '{"path":"a.ts"}',
+    },
+  ]);
+  assert.deepEqual(events.at(-1), { type: "finish", reason: "tool_calls", raw: "tool_use" });
+});
+
+Deno.test("anthropic: parallel calls end in block order; empty input is {}", () => {
+  const events = decode([
+    messageStart(),
+    blockStart(0, { type: "tool_use", id: "toolu_1", name: "now", input: {} }),
+    delta(0, { type: "input_json_delta", partial_json: "" }),
+    blockStop(0),
+    blockStart(1, { type: "tool_use", id: "toolu_2", name: "read", input: {} }),
+    delta(1, { type: "input_json_delta", partial_json: '{"path":"b"}' }),
+    blockStop(1),
+    // A server that sends the whole input up front and no deltas.
+    blockStart(2, { type: "tool_use", id: "toolu_3", name: "read", input: { path: "c" } }),
+    blockStop(2),
+    // A nameless call cannot be answered and is dropped.
+    blockStart(3, { type: "tool_use", id: "toolu_4", name: "", input: {} }),
+    delta(3, { type: "input_json_delta", partial_json: "{}" }),
+    blockStop(3),
+    ...messageEnd("tool_use", 30),
+  ]);
+  assert.deepEqual(
+    ends(events).map((e) => [e.index, e.id, e.name, e.arguments]),
+    [[0, "toolu_1", "now", "{}"], [1, "toolu_2", "read", '{"path":"b"}'], [
+      2,
+      "toolu_3",
+      "read",
+      '{"path":"c"}',
+    ]],
+  );
+  assert.equal(events.filter((e) => e.type === "toolCallStart").length, 3);
+});
+
+Deno.test("anthropic: stop reasons map to the neutral names, raw kept", () => {
+  const cases: [string, string][] = [
+    ["end_turn", "stop"],
+    ["stop_sequence", "stop"],
+    ["pause_turn", "stop"],
+    ["max_tokens", "length"],
+    ["model_context_window_exceeded", "length"],
+    ["tool_use", "tool_calls"],
+    ["refusal", "content_filter"],
+    ["something_new", "other"],
+  ];
+  for (const [raw, reason] of cases) {
+    const events = decode([messageStart(), ...messageEnd(raw, 1)]);
+    assert.deepEqual(events.at(-1), { type: "finish", reason, raw });
+  }
+});
+
+Deno.test("anthropic: an error event is an error, then finish error; overloaded is retryable", () => {
+  const events = decode([
+    messageStart(5),
+    blockStart(0, { type: "text", text: "" }),
+    delta(0, { type: "text_delta", text: "Hal" }),
+    ev({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }),
+    delta(0, { type: "text_delta", text: "ignored" }),
+  ]);
+  assert.equal(text(events), "Hal");
+  assert.deepEqual(errorOf(events), {
+    type: "error",
+    message: "overloaded_error: Overloaded",
+    retryable: true,
+    status: 529,
+  });
+  assertFinish(events, "error");
+  // The input was billed: usage still comes, before the finish.
+  assert.deepEqual(events.at(-2), {
+    type: "usage",
+    promptTokens: 5,
+    completionTokens: 1,
+    cachedTokens: 0,
+  });
+  const invalid = decode([
+    ev({ type: "error", error: { type: "invalid_request_error", message: "bad" } }),
+  ]);
+  assert.equal(errorOf(invalid).retryable, false);
+  assert.equal(errorOf(invalid).status, 400);
+});
+
+Deno.test("anthropic: a malformed chunk is an error and nothing after it is trusted", () => {
+  const events = decode([
+    messageStart(),
+    blockStart(0, { type: "text", text: "" }),
+    delta(0, { type: "text_delta", text: "ok" }),
+    'data: {"choices": [{\n\n',
+    delta(0, { type: "text_delta", text: "after" }),
+    ...messageEnd("end_turn", 3),
+  ]);
+  assert.equal(text(events), "ok");
+  const error = errorOf(events);
+  assert.match(error.message, /^malformed chunk from the provider: \{"choices": \[\{/);
+  assert.equal(error.retryable, true);
+  assertFinish(events, "error");
+});
+
+Deno.test("anthropic: a stream cut before its stop_reason ends in an error", () => {
+  const events = decode(RECORDED_TEXT.slice(0, 5));
+  assert.equal(text(events), "Hello, wor");
+  const error = errorOf(events);
+  assert.match(error.message, /ended before/);
+  assert.equal(error.retryable, true);
+  assertFinish(events, "error");
+  // A tool call cut off mid-arguments is not ended: it would run with half its JSON.
+  const cut = decode([
+    messageStart(),
+    blockStart(0, { type: "tool_use", id: "t", name: "read", input: {} }),
+    delta(0, { type: "input_json_delta", partial_json: '{"pa' }),
+  ]);
+  assert.equal(ends(cut).length, 0);
+  assertFinish(cut, "error");
+});
+
+Deno.test("anthropic: a stream cut after message_delta still finishes cleanly", () => {
+  const events = decode(RECORDED_TEXT.slice(0, -1));
+  assert.deepEqual(types(events), ["text", "text", "text", "usage", "finish"]);
+  assert.deepEqual(events.at(-1), { type: "finish", reason: "stop", raw: "end_turn" });
+});
+
+Deno.test("anthropic: frames without event lines, pings, unknown events and [DONE] decode the same", () => {
+  const bare = RECORDED_TEXT.map((frame) => frame.replace(/^event: [a-z_]+\n/, ""));
+  const noisy = [
+    PING,
+    ...RECORDED_TEXT.slice(0, 4),
+    ev({ type: "some_future_event", detail: 1 }),
+    ...RECORDED_TEXT.slice(4),
+  ];
+  const expected = decode(RECORDED_TEXT);
+  assert.deepEqual(decode(bare), expected);
+  assert.deepEqual(decode(noisy), expected);
+  assert.deepEqual(decode([...RECORDED_TEXT, "data: [DONE]\n\n"]), expected);
+});
+
+Deno.test("anthropic: the decoder ignores everything after its finish, end included", () => {
+  const events: StreamEvent[] = [];
+  const sink = (event: StreamEvent): void => {
+    events.push(event);
+  };
+  const decoder = anthropicDialect().decoder();
+  decoder.event(
+    "message_delta",
+    '{"type":"message_delta","delta":{"stop_reason":"end_turn"}}',
+    sink,
+  );
+  decoder.event("message_stop", '{"type":"message_stop"}', sink);
+  decoder.event("message_stop", '{"type":"message_stop"}', sink);
+  decoder.event("content_block_delta", "{not json", sink);
+  decoder.end(sink);
+  decoder.end(sink);
+  assert.deepEqual(events, [{ type: "finish", reason: "stop", raw: "end_turn" }]);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Errors, models, allowance
+
+Deno.test("anthropic: error messages quote the provider with status, type and request id", () => {
+  const dialect = anthropicDialect();
+  assert.equal(
+    dialect.errorMessage(
+      429,
+      '{"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"},"request_id":"req_011"}',
+    ),
+    "429 rate_limit_error: Number of request tokens has exceeded your per-minute rate limit (request req_011)",
+  );
+  assert.equal(
+    dialect.errorMessage(
+      400,
+      '{"type":"error","error":{"type":"invalid_request_error","message":"a\\n  b"}}',
+    ),
+    "400 invalid_request_error: a b",
+  );
+  assert.equal(
+    dialect.errorMessage(502, "<html>\n<h1>Bad Gateway</h1></html>"),
+    "502: <html> <h1>Bad Gateway</h1></html>",
+  );
+  assert.equal(dialect.errorMessage(503, ""), "503: empty response body");
+  assert.ok(dialect.errorMessage(500, "x".repeat(2000)).length < 520);
+});
+
+Deno.test("anthropic: 408, 409, 429, 529 and 5xx are retryable, other 4xx are not", () => {
+  const dialect = anthropicDialect();
+  for (const status of [408, 409, 429, 500, 502, 503, 529]) {
+    assert.equal(dialect.isRetryable(status, ""), true, `${status}`);
+  }
+  for (const status of [400, 401, 403, 404, 413]) {
+    assert.equal(dialect.isRetryable(status, ""), false, `${status}`);
+  }
+  // A proxy that rewrote an overload's status still says so in the body.
+  assert.equal(
+    dialect.isRetryable(418, '{"type":"error","error":{"type":"overloaded_error","message":"x"}}'),
+    true,
+  );
+});
+
+Deno.test("anthropic: a context overflow is recognised by its message", () => {
+  const dialect = anthropicDialect();
+  const overflow = (message: string, type = "invalid_request_error") =>
+    JSON.stringify({ type: "error", error: { type, message } });
+  assert.equal(
+    dialect.isContextOverflow(400, overflow("prompt is too long: 210000 tokens > 200000 maximum")),
+    true,
+  );
+  assert.equal(
+    dialect.isContextOverflow(
+      400,
+      overflow("input length and `max_tokens` exceed context limit: 190000 + 20000 > 200000"),
+    ),
+    true,
+  );
+  assert.equal(dialect.isContextOverflow(400, overflow("messages: roles must alternate")), false);
+  assert.equal(dialect.isContextOverflow(429, overflow("prompt is too long")), false);
+  assert.equal(dialect.isContextOverflow(400, "Prompt is too long"), true);
+});
+
+Deno.test("anthropic: models are listed with the same headers and read from data[].id", () => {
+  const dialect = anthropicDialect();
+  const spec = dialect.modelsRequest!({ baseUrl: BASE, apiKey: "sk-ant" });
+  assert.equal(spec.method, "GET");
+  assert.equal(spec.url, "https://api.anthropic.com/v1/models?limit=1000");
+  assert.equal(spec.headers["x-api-key"], "sk-ant");
+  assert.equal(spec.headers["anthropic-version"], "2023-06-01");
+  assert.equal("x-api-key" in dialect.modelsRequest!({ baseUrl: BASE, apiKey: "" }).headers, false);
+  assert.deepEqual(
+    dialect.parseModels!(
+      '{"data":[{"type":"model","id":"claude-sonnet-4-5"},{"id":"claude-haiku-4-5"},{"id":""},{}],"has_more":false}',
+    ),
+    ["claude-haiku-4-5", "claude-sonnet-4-5"],
+  );
+  assert.throws(() => dialect.parseModels!('{"error":{}}'), /no data/);
+});
+
+Deno.test("anthropic: unified rate-limit headers become 5h and 7d windows", () => {
+  const dialect = anthropicDialect();
+  const snapshot = dialect.allowanceFromHeaders!(
+    new Headers({
+      "anthropic-ratelimit-unified-5h-utilization": "0.42",
+      "anthropic-ratelimit-unified-5h-reset": "1767225600",
+      "anthropic-ratelimit-unified-7d-utilization": "0.051",
+      "anthropic-ratelimit-unified-7d-reset": "1767744000",
+      "anthropic-ratelimit-unified-status": "allowed",
+    }),
+  );
+  assert.deepEqual(snapshot, {
+    windows: [
+      { label: "5h", percentUsed: 42, resetsAt: "2026-01-01T00:00:00.000Z" },
+      { label: "7d", percentUsed: 5.1, resetsAt: "2026-01-07T00:00:00.000Z" },
+    ],
+  });
+});
+
+Deno.test("anthropic: allowance parsing is lenient and says nothing without the headers", () => {
+  const windowOf = (utilization: string, reset?: string) =>
+    anthropicAllowance(
+      new Headers({
+        "anthropic-ratelimit-unified-5h-utilization": utilization,
+        ...(reset === undefined ? {} : { "anthropic-ratelimit-unified-5h-reset": reset }),
+      }),
+    )?.windows[0];
+  assert.deepEqual(windowOf("1"), { label: "5h", percentUsed: 100 });
+  assert.deepEqual(windowOf("0"), { label: "5h", percentUsed: 0 });
+  assert.deepEqual(windowOf("37.5"), { label: "5h", percentUsed: 37.5 });
+  assert.deepEqual(windowOf("37.5%"), { label: "5h", percentUsed: 37.5 });
+  assert.deepEqual(windowOf("0.5", "1767225600000"), {
+    label: "5h",
+    percentUsed: 50,
+    resetsAt: "2026-01-01T00:00:00.000Z",
+  });
+  assert.deepEqual(windowOf("0.5", "2026-01-01T00:00:00Z"), {
+    label: "5h",
+    percentUsed: 50,
+    resetsAt: "2026-01-01T00:00:00.000Z",
+  });
+  assert.equal(windowOf("n/a"), undefined);
+  assert.equal(windowOf("-3", "soon"), undefined);
+  assert.equal(anthropicAllowance(new Headers()), undefined);
+  assert.equal(
+    anthropicAllowance(new Headers({ "anthropic-ratelimit-requests-remaining": "10" })),
+    undefined,
+  );
+  assert.deepEqual(
+    anthropicAllowance(new Headers({ "anthropic-ratelimit-unified-7d-utilization": "0.9" })),
+    { windows: [{ label: "7d", percentUsed: 90 }] },
+  );
+});
+
+// ---------------------------------------------------------------------------------------------
+// The encoder
+
+Deno.test("anthropic encoder: frames, error bodies and the models listing look like the API", () => {
+  const frames = anthropicEncoder.frames({
+    reasoning: "Hmm.",
+    text: "Hi",
+    toolCalls: [{ name: "read", arguments: { path: "a" } }],
+    usage: { promptTokens: 3, completionTokens: 9 },
+  }, "claude-test");
+  const names = frames.map((frame) => frame.slice(7, frame.indexOf("\n")));
+  assert.deepEqual(names, [
+    "message_start",
+    "content_block_start",
+    "ping",
+    "content_block_delta",
+    "content_block_delta",
+    "content_block_stop",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_delta",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+  ]);
+  for (const frame of frames) {
+    assert.ok(frame.endsWith("\n\n"));
+    const data = JSON.parse(frame.split("\n")[1].slice(6));
+    assert.equal(data.type, frame.slice(7, frame.indexOf("\n")));
+  }
+  assert.deepEqual(JSON.parse(anthropicEncoder.errorBody(529, "Overloaded")), {
+    type: "error",
+    error: { type: "overloaded_error", message: "Overloaded" },
+    request_id: "req_fake_01",
+  });
+  assert.equal(JSON.parse(anthropicEncoder.errorBody(429, "x")).error.type, "rate_limit_error");
+  assert.equal(
+    JSON.parse(anthropicEncoder.errorBody(400, "x")).error.type,
+    "invalid_request_error",
+  );
+  assert.equal(JSON.parse(anthropicEncoder.errorBody(500, "x")).error.type, "api_error");
+  assert.equal(
+    anthropicEncoder.streamErrorFrame("Overloaded"),
+    'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+  );
+  assert.deepEqual(JSON.parse(anthropicEncoder.modelsBody(["a", "b"])).data[1], {
+    type: "model",
+    id: "b",
+    display_name: "b",
+    created_at: "2025-01-01T00:00:00Z",
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// End to end: ProviderClient against the fake provider
+
+interface Harness {
+  readonly server: FakeProvider;
+  readonly client: ProviderClient;
+  readonly sleeps: number[];
+  run(req?: ChatRequest): Promise<{
+    events: StreamEvent[];
+    attempts: number;
+    status: number;
+    headers: Headers;
+  }>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+async function harness(key: { apiKey?: string } = { apiKey: "sk-ant-fake" }): Promise<Harness> {
+  const server = await FakeProvider.start({ encoders: [anthropicEncoder] });
+  const sleeps: number[] = [];
+  const client = new ProviderClient(anthropicDialect(), { baseUrl: server.url, ...key }, {
+    sleep: (ms) => {
+      sleeps.push(ms);
+      return Promise.resolve();
+    },
+  });
+  return {
+    server,
+    client,
+    sleeps,
+    async run(req = request()) {
+      const events: StreamEvent[] = [];
+      const outcome = await client.stream(req, (event) => events.push(event));
+      return {
+        events,
+        attempts: outcome.attempts,
+        status: outcome.status,
+        headers: outcome.headers,
+      };
+    },
+    [Symbol.asyncDispose]: () => server.close(),
+  };
+}
+
+Deno.test("anthropic e2e: text and usage stream through the client", async () => {
+  await using h = await harness();
+  h.server.script({
+    text: "Hello from the fake Claude, with ünïcödé 😀.",
+    usage: { promptTokens: 21, completionTokens: 9 },
+    chunkSize: 5,
+  });
+  const { events, attempts, status } = await h.run(request({ tools: [TOOL] }));
+  assert.equal(status, 200);
+  assert.equal(attempts, 1);
+  assert.equal(text(events), "Hello from the fake Claude, with ünïcödé 😀.");
+  assert.ok(events.filter((e) => e.type === "text").length > 5);
+  assert.deepEqual(events.at(-2), {
+    type: "usage",
+    promptTokens: 21,
+    completionTokens: 9,
+    cachedTokens: 0,
+  });
+  assert.deepEqual(events.at(-1), { type: "finish", reason: "stop", raw: "end_turn" });
+  const sent = h.server.chats[0];
+  assert.equal(sent.path, "/v1/messages");
+  assert.equal(sent.flavor, "anthropic");
+  assert.equal(sent.headers["x-api-key"], "sk-ant-fake");
+  assert.equal(sent.headers["anthropic-version"], "2023-06-01");
+  const sentBody = sent.body as Record<string, unknown>;
+  assert.equal(sentBody.stream, true);
+  assert.equal(sentBody.max_tokens, 8192);
+});
+
+Deno.test("anthropic e2e: no key, or an empty one, reaches the server as no header", async () => {
+  for (const key of [{}, { apiKey: "" }]) {
+    await using h = await harness(key);
+    h.server.script({ text: "ok" });
+    const { events } = await h.run();
+    assertFinish(events, "stop");
+    assert.equal("x-api-key" in h.server.chats[0].headers, false);
+  }
+});
+
+Deno.test("anthropic e2e: thinking streams as reasoning before the text", async () => {
+  await using h = await harness();
+  h.server.script({ reasoning: "The user greets me; greet back.", text: "Hi!" });
+  const { events } = await h.run(request({ reasoningEffort: "low" }));
+  assert.equal(text(events, "reasoning"), "The user greets me; greet back.");
+  assert.equal(text(events), "Hi!");
+  assert.ok(
+    events.findIndex((e) => e.type === "reasoning") < events.findIndex((e) => e.type === "text"),
+  );
+  assertFinish(events, "stop");
+  assert.deepEqual((h.server.chats[0].body as { thinking: unknown }).thinking, {
+    type: "enabled",
+    budget_tokens: 2048,
+  });
+});
+
+Deno.test("anthropic e2e: a single tool call comes back whole", async () => {
+  await using h = await harness();
+  h.server.script({
+    text: "Let me read it.",
+    toolCalls: [{
+      id: "toolu_01",
+      name: "read",
+      arguments: { path: "src/main.ts", lines: [1, 20] },
+    }],
+    usage: { promptTokens: 40, completionTokens: 12 },
+    chunkSize: 3,
+  });
+  const { events } = await h.run(request({ tools: [TOOL] }));
+  assert.deepEqual(ends(events), [{
+    type: "toolCallEnd",
+    index: 1,
+    id: "toolu_01",
+    name: "read",
+    arguments: '{"path":"src/main.ts","lines":[1,20]}',
+  }]);
+  const deltas = events.filter((e) => e.type === "toolCallDelta");
+  assert.ok(deltas.length > 5);
+  assert.deepEqual(events.at(-1), { type: "finish", reason: "tool_calls", raw: "tool_use" });
+});
+
+Deno.test("anthropic e2e: parallel tool calls come back in order, with made-up ids", async () => {
+  await using h = await harness();
+  h.server.script({
+    toolCalls: [
+      { name: "read", arguments: { path: "a" } },
+      { name: "read", arguments: "{}" },
+      { name: "now", arguments: "" },
+    ],
+  });
+  const { events } = await h.run(request({ tools: [TOOL] }));
+  const calls = ends(events);
+  assert.deepEqual(calls.map((c) => [c.index, c.name, c.arguments]), [
+    [0, "read", '{"path":"a"}'],
+    [1, "read", "{}"],
+    [2, "now", "{}"],
+  ]);
+  assert.equal(new Set(calls.map((c) => c.id)).size, 3);
+  assertFinish(events, "tool_calls");
+});
+
+Deno.test("anthropic e2e: a transcript with tool results round-trips to the server", async () => {
+  await using h = await harness();
+  h.server.script({ text: "It exports nothing." });
+  const { events } = await h.run(request({
+    tools: [TOOL],
+    messages: [
+      { role: "system", content: "Be terse." },
+      { role: "user", content: "What does a.ts export?" },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "toolu_1", name: "read", arguments: '{"path":"a.ts"}' }],
+      },
+      { role: "tool", toolCallId: "toolu_1", name: "read", content: "export {}" },
+    ],
+  }));
+  assertFinish(events, "stop");
+  const sent = h.server.chats[0].body as { messages: { role: string }[]; system: unknown };
+  assert.deepEqual(sent.messages.map((m) => m.role), ["user", "assistant", "user"]);
+});
+
+Deno.test("anthropic e2e: a 429 with retry-after-ms is retried after that wait", async () => {
+  await using h = await harness();
+  h.server.script(
+    { fault: { kind: "status", status: 429, retryAfterMs: 1234, message: "Slow down" } },
+    { text: "second time lucky" },
+  );
+  const { events, attempts } = await h.run();
+  assert.equal(attempts, 2);
+  assert.deepEqual(h.sleeps, [1234]);
+  assert.equal(text(events), "second time lucky");
+  assert.equal(events.some((e) => e.type === "error"), false);
+  assertFinish(events, "stop");
+});
+
+Deno.test("anthropic e2e: 529 overloaded and 500 are retried with backoff", async () => {
+  await using h = await harness();
+  h.server.script(
+    { fault: { kind: "status", status: 529, message: "Overloaded" } },
+    { fault: { kind: "status", status: 500 } },
+    { text: "up again" },
+  );
+  const { events, attempts } = await h.run();
+  assert.equal(attempts, 3);
+  assert.equal(h.sleeps.length, 2);
+  assert.equal(text(events), "up again");
+  assertFinish(events, "stop");
+});
+
+Deno.test("anthropic e2e: a 400 is not retried and reads clearly", async () => {
+  await using h = await harness();
+  h.server.script(
+    { fault: { kind: "status", status: 400, message: "messages: roles must alternate" } },
+    { text: "never sent" },
+  );
+  const { events, attempts } = await h.run();
+  assert.equal(attempts, 1);
+  assert.equal(h.server.pending, 1);
+  const error = errorOf(events);
+  assert.equal(
+    error.message,
+    "400 invalid_request_error: messages: roles must alternate (request req_fake_01)",
+  );
+  assert.equal(error.retryable, false);
+  assert.equal(error.status, 400);
+  assertFinish(events, "error");
+});
+
+Deno.test("anthropic e2e: retries give up after the last attempt with the provider's message", async () => {
+  await using h = await harness();
+  for (let i = 0; i < 4; i++) {
+    h.server.script({ fault: { kind: "status", status: 529, message: "Overloaded" } });
+  }
+  const { events, attempts } = await h.run();
+  assert.equal(attempts, 4);
+  const error = errorOf(events);
+  assert.equal(error.message, "529 overloaded_error: Overloaded (request req_fake_01)");
+  assert.equal(error.retryable, true);
+  assertFinish(events, "error");
+});
+
+Deno.test("anthropic e2e: a dropped connection is one error and one finish", async () => {
+  await using h = await harness();
+  h.server.script({
+    text: "This answer will be cut off halfway through.",
+    chunkSize: 4,
+    // message_start, block start, ping, then two deltas.
+    fault: { kind: "drop", afterEvents: 5 },
+  });
+  const { events } = await h.run();
+  assert.equal(text(events), "This ans");
+  assert.equal(errorOf(events).retryable, true);
+  assertFinish(events, "error");
+});
+
+Deno.test("anthropic e2e: a malformed chunk is reported as such", async () => {
+  await using h = await harness();
+  h.server.script({ text: "abcdefgh", chunkSize: 2, fault: { kind: "malformed", afterEvents: 4 } });
+  const { events } = await h.run();
+  assert.equal(text(events), "ab");
+  assert.match(errorOf(events).message, /^malformed chunk from the provider/);
+  assertFinish(events, "error");
+});
+
+Deno.test("anthropic e2e: an in-stream error carries the provider's message", async () => {
+  await using h = await harness();
+  h.server.script({
+    text: "abcdefgh",
+    chunkSize: 2,
+    fault: { kind: "streamError", afterEvents: 5, message: "Overloaded, try again soon" },
+  });
+  const { events } = await h.run();
+  assert.equal(text(events), "abcd");
+  const error = errorOf(events);
+  assert.equal(error.message, "overloaded_error: Overloaded, try again soon");
+  assert.equal(error.retryable, true);
+  assertFinish(events, "error");
+});
+
+Deno.test("anthropic e2e: a slow first byte is waited for", async () => {
+  await using h = await harness();
+  h.server.script({ text: "eventually", fault: { kind: "slowFirstByte", delayMs: 150 } });
+  const started = performance.now();
+  const { events } = await h.run();
+  assert.ok(performance.now() - started >= 140);
+  assert.equal(text(events), "eventually");
+  assertFinish(events, "stop");
+});
+
+Deno.test("anthropic e2e: quota headers on the response become an allowance", async () => {
+  await using h = await harness();
+  h.server.responseHeaders = {
+    "anthropic-ratelimit-unified-5h-utilization": "0.25",
+    "anthropic-ratelimit-unified-5h-reset": "1767225600",
+  };
+  h.server.script({ text: "ok" });
+  const { headers } = await h.run();
+  assert.deepEqual(anthropicDialect().allowanceFromHeaders!(headers), {
+    windows: [{ label: "5h", percentUsed: 25, resetsAt: "2026-01-01T00:00:00.000Z" }],
+  });
+});
+
+Deno.test("anthropic e2e: models() lists the server's models", async () => {
+  await using h = await harness();
+  h.server.models = ["claude-sonnet-4-5", "claude-haiku-4-5"];
+  assert.deepEqual(await h.client.models(), ["claude-haiku-4-5", "claude-sonnet-4-5"]);
+  const listing = h.server.requests.at(-1)!;
+  assert.equal(listing.method, "GET");
+  assert.equal(listing.path, "/v1/models?limit=1000");
+  assert.equal(listing.headers["x-api-key"], "sk-ant-fake");
+  assert.equal(listing.flavor, "anthropic");
+});

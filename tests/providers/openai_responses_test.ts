@@ -1,0 +1,696 @@
+import assert from "node:assert/strict";
+import type { ChatRequest, Dialect, StreamEvent } from "@amber/core";
+import { ProviderClient } from "../../providers/client.ts";
+import { openaiResponsesDialect } from "../../providers/openai_responses.ts";
+import { SseDecoder } from "../../providers/sse.ts";
+import { FakeProvider } from "../../providers/testing/server.ts";
+import { openaiResponsesEncoder } from "../../providers/testing/openai_responses.ts";
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+const TOOL = {
+  name: "get_weather",
+  description: "Get weather",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+};
+
+function request(overrides: Partial<ChatRequest> = {}): ChatRequest {
+  return { model: "gpt-5", messages: [{ role: "user", content: "Hi" }], tools: [], ...overrides };
+}
+
+function decode(
+  chunks: readonly string[],
+  dialect: Dialect = openaiResponsesDialect(),
+): StreamEvent[] {
+  const events: StreamEvent[] = [];
+  const sink = (event: StreamEvent): void => {
+    events.push(event);
+  };
+  const decoder = dialect.decoder();
+  const sse = new SseDecoder(
+    (name, data) => decoder.event(name, data, sink),
+    (line) => decoder.unframed?.(line, sink),
+  );
+  for (const chunk of chunks) sse.push(chunk);
+  sse.end();
+  decoder.end(sink);
+  return events;
+}
+
+let seq = 0;
+/** One event as OpenAI frames it: `event: <type>` and the same type in the data. */
+function ev(type: string, fields: Record<string, unknown> = {}): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...fields, sequence_number: seq++ })}\n\n`;
+}
+
+function response(status: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: "resp_1",
+    object: "response",
+    created_at: 1,
+    status,
+    error: null,
+    incomplete_details: null,
+    model: "gpt-5",
+    output: [],
+    usage: null,
+    ...extra,
+  };
+}
+
+const USAGE = {
+  input_tokens: 45,
+  input_tokens_details: { cache_write_tokens: 0, cached_tokens: 8 },
+  output_tokens: 25,
+  output_tokens_details: { reasoning_tokens: 11 },
+  total_tokens: 70,
+};
+
+function text(events: readonly StreamEvent[], type: "text" | "reasoning" = "text"): string {
+  let out = "";
+  for (const event of events) if (event.type === type) out += event.delta;
+  return out;
+}
+
+function ends(events: readonly StreamEvent[]): Extract<StreamEvent, { type: "toolCallEnd" }>[] {
+  return events.filter((event) => event.type === "toolCallEnd");
+}
+
+function errorOf(events: readonly StreamEvent[]): Extract<StreamEvent, { type: "error" }> {
+  const errors = events.filter((event) => event.type === "error");
+  assert.equal(errors.length, 1, `one error event in ${JSON.stringify(events)}`);
+  return errors[0];
+}
+
+function assertFinish(events: readonly StreamEvent[], reason: string): void {
+  assert.equal(
+    events.filter((e) => e.type === "finish").length,
+    1,
+    `one finish in ${JSON.stringify(events)}`,
+  );
+  const last = events.at(-1)!;
+  assert.equal(last.type, "finish");
+  assert.equal((last as { reason: string }).reason, reason);
+}
+
+// Shaped after a recorded gpt-5.1 stream: reasoning summary, text, then a function call.
+const RECORDED = [
+  ev("response.created", { response: response("in_progress") }),
+  ev("response.in_progress", { response: response("in_progress") }),
+  ev("response.output_item.added", {
+    item: { id: "rs_1", type: "reasoning", summary: [] },
+    output_index: 0,
+  }),
+  ev("response.reasoning_summary_part.added", {
+    item_id: "rs_1",
+    output_index: 0,
+    part: { type: "summary_text", text: "" },
+    summary_index: 0,
+  }),
+  ev("response.reasoning_summary_text.delta", {
+    delta: "**Weather**",
+    item_id: "rs_1",
+    output_index: 0,
+    summary_index: 0,
+  }),
+  ev("response.reasoning_summary_part.added", {
+    item_id: "rs_1",
+    output_index: 0,
+    part: { type: "summary_text", text: "" },
+    summary_index: 1,
+  }),
+  ev("response.reasoning_summary_text.delta", {
+    delta: "Call the tool.",
+    item_id: "rs_1",
+    output_index: 0,
+    summary_index: 1,
+  }),
+  ev("response.output_item.done", {
+    item: { id: "rs_1", type: "reasoning", summary: [] },
+    output_index: 0,
+  }),
+  ev("response.output_item.added", {
+    item: { id: "msg_1", type: "message", status: "in_progress", content: [], role: "assistant" },
+    output_index: 1,
+  }),
+  ev("response.content_part.added", {
+    item_id: "msg_1",
+    output_index: 1,
+    content_index: 0,
+    part: { type: "output_text", annotations: [], text: "" },
+  }),
+  ev("response.output_text.delta", {
+    item_id: "msg_1",
+    output_index: 1,
+    content_index: 0,
+    delta: "Checking ",
+  }),
+  ev("response.output_text.delta", {
+    item_id: "msg_1",
+    output_index: 1,
+    content_index: 0,
+    delta: "Beijing.",
+  }),
+  ev("response.output_text.done", {
+    item_id: "msg_1",
+    output_index: 1,
+    content_index: 0,
+    text: "Checking Beijing.",
+  }),
+  ev("response.output_item.done", {
+    item: { id: "msg_1", type: "message", status: "completed", content: [], role: "assistant" },
+    output_index: 1,
+  }),
+  ev("response.output_item.added", {
+    item: {
+      id: "fc_1",
+      type: "function_call",
+      status: "in_progress",
+      arguments: "",
+      call_id: "call_2FQd",
+      name: "get_weather",
+    },
+    output_index: 2,
+  }),
+  ev("response.function_call_arguments.delta", {
+    delta: '{"',
+    item_id: "fc_1",
+    obfuscation: "H2d0",
+    output_index: 2,
+  }),
+  ev("response.function_call_arguments.delta", {
+    delta: 'city":"Beijing"}',
+    item_id: "fc_1",
+    output_index: 2,
+  }),
+  ev("response.function_call_arguments.done", {
+    arguments: '{"city":"Beijing"}',
+    item_id: "fc_1",
+    output_index: 2,
+  }),
+  ev("response.output_item.done", {
+    item: {
+      id: "fc_1",
+      type: "function_call",
+      status: "completed",
+      arguments: '{"city":"Beijing"}',
+      call_id: "call_2FQd",
+      name: "get_weather",
+    },
+    output_index: 2,
+  }),
+  ev("response.completed", { response: response("completed", { usage: USAGE }) }),
+];
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+Deno.test("responses: the request carries instructions, input items, tools and options", () => {
+  const spec = openaiResponsesDialect().chatRequest(
+    { baseUrl: "https://api.openai.com/v1", apiKey: "sk-test" },
+    request({
+      messages: [
+        { role: "system", content: "Be terse." },
+        { role: "user", content: "Weather in Beijing?" },
+        {
+          role: "assistant",
+          content: "",
+          reasoning: "Use the tool.",
+          toolCalls: [{ id: "call_1", name: "get_weather", arguments: '{"city":"Beijing"}' }],
+        },
+        { role: "tool", toolCallId: "call_1", name: "get_weather", content: "Sunny, 21 C" },
+        { role: "assistant", content: "Sunny." },
+        { role: "system", content: "Stay in the workspace.", source: "plugin" },
+        { role: "user", content: "Thanks" },
+        {
+          role: "assistant",
+          content: "Also:",
+          toolCalls: [{ id: "c2", name: "now", arguments: "" }],
+        },
+      ],
+      tools: [TOOL],
+      maxTokens: 2048,
+      temperature: 0.5,
+      reasoningEffort: "high",
+    }),
+  );
+  assert.equal(spec.url, "https://api.openai.com/v1/responses");
+  assert.equal(spec.method, "POST");
+  assert.deepEqual(spec.headers, {
+    "content-type": "application/json",
+    authorization: "Bearer sk-test",
+  });
+  assert.deepEqual(JSON.parse(spec.body!), {
+    model: "gpt-5",
+    instructions: "Be terse.\n\nStay in the workspace.",
+    input: [
+      { role: "user", content: "Weather in Beijing?" },
+      {
+        type: "function_call",
+        call_id: "call_1",
+        name: "get_weather",
+        arguments: '{"city":"Beijing"}',
+      },
+      { type: "function_call_output", call_id: "call_1", output: "Sunny, 21 C" },
+      { role: "assistant", content: "Sunny." },
+      { role: "user", content: "Thanks" },
+      { role: "assistant", content: "Also:" },
+      { type: "function_call", call_id: "c2", name: "now", arguments: "{}" },
+    ],
+    tools: [{ type: "function", ...TOOL, strict: false }],
+    stream: true,
+    store: false,
+    max_output_tokens: 2048,
+    temperature: 0.5,
+    reasoning: { effort: "high" },
+  });
+});
+
+Deno.test("responses: no key sends no authorization; unset options are left out", () => {
+  const dialect = openaiResponsesDialect();
+  for (const apiKey of [undefined, ""]) {
+    const spec = dialect.chatRequest({ baseUrl: "http://127.0.0.1:1/v1/", apiKey }, request());
+    assert.deepEqual(spec.headers, { "content-type": "application/json" });
+    assert.equal(spec.url, "http://127.0.0.1:1/v1/responses");
+    assert.deepEqual(JSON.parse(spec.body!), {
+      model: "gpt-5",
+      input: [{ role: "user", content: "Hi" }],
+      stream: true,
+      store: false,
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+Deno.test("responses: a recorded stream decodes reasoning, text, a tool call, usage, finish", () => {
+  const events = decode(RECORDED);
+  assert.deepEqual(events, [
+    { type: "reasoning", delta: "**Weather**" },
+    { type: "reasoning", delta: "\n\n" },
+    { type: "reasoning", delta: "Call the tool." },
+    { type: "text", delta: "Checking " },
+    { type: "text", delta: "Beijing." },
+    { type: "toolCallStart", index: 2, id: "call_2FQd", name: "get_weather" },
+    { type: "toolCallDelta", index: 2, delta: '{"' },
+    { type: "toolCallDelta", index: 2, delta: 'city":"Beijing"}' },
+    {
+      type: "toolCallEnd",
+      index: 2,
+      id: "call_2FQd",
+      name: "get_weather",
+      arguments: '{"city":"Beijing"}',
+    },
+    { type: "usage", promptTokens: 45, completionTokens: 25, cachedTokens: 8, reasoningTokens: 11 },
+    { type: "finish", reason: "tool_calls", raw: "completed" },
+  ]);
+});
+
+Deno.test("responses: the same events come out however the bytes are split", () => {
+  const whole = RECORDED.join("");
+  const expected = decode([whole]);
+  for (let at = 0; at <= whole.length; at += 3) {
+    assert.deepEqual(decode([whole.slice(0, at), whole.slice(at)]), expected, `split at ${at}`);
+  }
+  const pieces: string[] = [];
+  for (let i = 0; i < whole.length; i += 7) pieces.push(whole.slice(i, i + 7));
+  assert.deepEqual(decode(pieces), expected);
+});
+
+Deno.test("responses: a text-only response finishes with stop", () => {
+  const events = decode([
+    ev("response.output_text.delta", { delta: "Hi", output_index: 0 }),
+    ev("response.completed", { response: response("completed") }),
+  ]);
+  assert.deepEqual(events, [
+    { type: "text", delta: "Hi" },
+    { type: "finish", reason: "stop", raw: "completed" },
+  ]);
+});
+
+Deno.test("responses: reasoning_text deltas are reasoning too", () => {
+  const events = decode([
+    ev("response.reasoning_text.delta", { delta: "raw thought", output_index: 0 }),
+    ev("response.completed", { response: response("completed") }),
+  ]);
+  assert.equal(text(events, "reasoning"), "raw thought");
+});
+
+Deno.test("responses: parallel calls end in output order with their own arguments", () => {
+  const added = (index: number, call: string, name: string) =>
+    ev("response.output_item.added", {
+      item: { id: `fc_${index}`, type: "function_call", arguments: "", call_id: call, name },
+      output_index: index,
+    });
+  const delta = (index: number, d: string) =>
+    ev("response.function_call_arguments.delta", {
+      delta: d,
+      item_id: `fc_${index}`,
+      output_index: index,
+    });
+  const events = decode([
+    added(0, "call_a", "read"),
+    added(1, "call_b", "list"),
+    delta(1, '{"dir":'),
+    delta(0, '{"path":"a"}'),
+    delta(1, '"."}'),
+    // No done events: the completed response ends what is still open.
+    ev("response.completed", { response: response("completed") }),
+  ]);
+  assert.deepEqual(ends(events).map((e) => [e.index, e.id, e.name, e.arguments]), [
+    [0, "call_a", "read", '{"path":"a"}'],
+    [1, "call_b", "list", '{"dir":"."}'],
+  ]);
+  assertFinish(events, "tool_calls");
+});
+
+Deno.test("responses: a call reported only by output_item.done still comes out whole", () => {
+  const events = decode([
+    ev("response.output_item.done", {
+      item: { id: "fc_9", type: "function_call", arguments: "", call_id: "call_9", name: "now" },
+      output_index: 0,
+    }),
+    ev("response.output_item.done", {
+      item: { id: "fc_10", type: "function_call", arguments: '{"a":1}', call_id: "", name: "" },
+      output_index: 1,
+    }),
+    ev("response.completed", { response: response("completed") }),
+  ]);
+  assert.deepEqual(events.filter((e) => e.type.startsWith("toolCall")), [
+    { type: "toolCallStart", index: 0, id: "call_9", name: "now" },
+    { type: "toolCallEnd", index: 0, id: "call_9", name: "now", arguments: "{}" },
+  ]);
+  assertFinish(events, "tool_calls");
+});
+
+Deno.test("responses: response.incomplete finishes with length or content_filter", () => {
+  const cut = decode([
+    ev("response.output_text.delta", { delta: "Once upon", output_index: 0 }),
+    ev("response.incomplete", {
+      response: response("incomplete", {
+        incomplete_details: { reason: "max_output_tokens" },
+        usage: USAGE,
+      }),
+    }),
+  ]);
+  assert.deepEqual(cut.slice(1), [
+    { type: "usage", promptTokens: 45, completionTokens: 25, cachedTokens: 8, reasoningTokens: 11 },
+    { type: "finish", reason: "length", raw: "max_output_tokens" },
+  ]);
+  const filtered = decode([
+    ev("response.incomplete", {
+      response: response("incomplete", { incomplete_details: { reason: "content_filter" } }),
+    }),
+  ]);
+  assert.deepEqual(filtered, [{ type: "finish", reason: "content_filter", raw: "content_filter" }]);
+});
+
+Deno.test("responses: a recorded error event then response.failed is one error, one finish", () => {
+  const message = "You exceeded your current quota, please check your plan and billing details.";
+  const events = decode([
+    ev("response.created", { response: response("in_progress") }),
+    ev("error", {
+      error: { type: "insufficient_quota", code: "insufficient_quota", message, param: null },
+    }),
+    ev("response.failed", {
+      response: response("failed", { error: { code: "insufficient_quota", message } }),
+    }),
+  ]);
+  assert.deepEqual(events, [
+    { type: "error", message: `insufficient_quota: ${message}`, retryable: false },
+    { type: "finish", reason: "error" },
+  ]);
+});
+
+Deno.test("responses: the SDK's flat error event shape is read too", () => {
+  const events = decode([
+    ev("error", { code: "rate_limit_exceeded", message: "Slow down", param: null }),
+  ]);
+  assert.deepEqual(errorOf(events), {
+    type: "error",
+    message: "rate_limit_exceeded: Slow down",
+    retryable: true,
+  });
+  assertFinish(events, "error");
+});
+
+Deno.test("responses: response.failed alone is an error with the provider's message", () => {
+  const events = decode([
+    ev("response.created", { response: response("in_progress") }),
+    ev("response.failed", {
+      response: response("failed", {
+        error: { code: "rate_limit_exceeded", message: "Request too large for gpt-4o-mini" },
+      }),
+    }),
+  ]);
+  const error = errorOf(events);
+  assert.equal(error.message, "rate_limit_exceeded: Request too large for gpt-4o-mini");
+  assert.equal(error.retryable, true);
+  assertFinish(events, "error");
+});
+
+Deno.test("responses: a malformed chunk, or a stream cut short, ends in an error", () => {
+  const malformed = decode([
+    ev("response.output_text.delta", { delta: "a" }),
+    'event: response.output_text.delta\ndata: {"choices": [{\n\n',
+    ev("response.output_text.delta", { delta: "b" }),
+    ev("response.completed", { response: response("completed") }),
+  ]);
+  assert.deepEqual(malformed.map((e) => e.type), ["text", "error", "finish"]);
+  assert.match(errorOf(malformed).message, /^malformed chunk from the provider/);
+
+  const cut = decode([ev("response.output_text.delta", { delta: "a" })]);
+  assert.deepEqual(cut.map((e) => e.type), ["text", "error", "finish"]);
+  assert.equal(errorOf(cut).retryable, true);
+  assertFinish(cut, "error");
+});
+
+Deno.test("responses: unknown events are ignored; nothing follows the finish", () => {
+  const events = decode([
+    ev("response.web_search_call.in_progress", { output_index: 0 }),
+    ev("response.output_text.annotation.added", { output_index: 0 }),
+    ev("response.completed", { response: response("completed") }),
+    ev("response.output_text.delta", { delta: "late" }),
+    ev("error", { code: "server_error", message: "late" }),
+  ]);
+  assert.deepEqual(events, [{ type: "finish", reason: "stop", raw: "completed" }]);
+});
+
+Deno.test("responses: errors, retries, overflow and models are OpenAI's", () => {
+  const dialect = openaiResponsesDialect();
+  assert.equal(
+    dialect.errorMessage(400, openaiResponsesEncoder.errorBody(400, "Unknown parameter: 'foo'.")),
+    "400 invalid_request_error: Unknown parameter: 'foo'.",
+  );
+  assert.equal(dialect.isRetryable(429, openaiResponsesEncoder.errorBody(429, "slow")), true);
+  assert.equal(dialect.isRetryable(400, ""), false);
+  assert.equal(
+    dialect.isContextOverflow(
+      400,
+      '{"error":{"message":"Your input exceeds the context window of this model.","type":"invalid_request_error","code":"context_length_exceeded"}}',
+    ),
+    true,
+  );
+  assert.deepEqual(dialect.parseModels!(openaiResponsesEncoder.modelsBody(["b", "a"])), ["a", "b"]);
+  assert.equal(dialect.modelsRequest!({ baseUrl: "http://h/v1" }).url, "http://h/v1/models");
+});
+
+// ---------------------------------------------------------------------------------------------
+// End to end: ProviderClient against the fake provider
+
+interface Harness {
+  readonly server: FakeProvider;
+  readonly client: ProviderClient;
+  readonly sleeps: number[];
+  run(req?: ChatRequest): Promise<{ events: StreamEvent[]; attempts: number }>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+async function harness(key: { apiKey?: string } = { apiKey: "sk-fake" }): Promise<Harness> {
+  const server = await FakeProvider.start({ encoders: [openaiResponsesEncoder] });
+  const sleeps: number[] = [];
+  const client = new ProviderClient(
+    openaiResponsesDialect(),
+    { baseUrl: `${server.url}/v1`, ...key },
+    {
+      sleep: (ms) => {
+        sleeps.push(ms);
+        return Promise.resolve();
+      },
+    },
+  );
+  return {
+    server,
+    client,
+    sleeps,
+    async run(req = request()) {
+      const events: StreamEvent[] = [];
+      const outcome = await client.stream(req, (event) => events.push(event));
+      return { events, attempts: outcome.attempts };
+    },
+    [Symbol.asyncDispose]: () => server.close(),
+  };
+}
+
+Deno.test("responses e2e: reasoning, text and usage stream through the client", async () => {
+  await using h = await harness();
+  h.server.script({
+    reasoning: "Short greeting needed.",
+    text: "Hello there, 世界 😀!",
+    usage: { promptTokens: 17, completionTokens: 6 },
+    chunkSize: 4,
+  });
+  const { events, attempts } = await h.run();
+  assert.equal(attempts, 1);
+  assert.equal(text(events, "reasoning"), "Short greeting needed.");
+  assert.equal(text(events), "Hello there, 世界 😀!");
+  assert.deepEqual(events.at(-2), {
+    type: "usage",
+    promptTokens: 17,
+    completionTokens: 6,
+    cachedTokens: 0,
+    reasoningTokens: 0,
+  });
+  assertFinish(events, "stop");
+  const sent = h.server.chats[0];
+  assert.equal(sent.path, "/v1/responses");
+  assert.equal(sent.headers.authorization, "Bearer sk-fake");
+  assert.equal((sent.body as { stream: boolean }).stream, true);
+});
+
+Deno.test("responses e2e: no key reaches the server as no authorization header", async () => {
+  for (const key of [{}, { apiKey: "" }]) {
+    await using h = await harness(key);
+    h.server.script({ text: "ok" });
+    assertFinish((await h.run()).events, "stop");
+    assert.equal("authorization" in h.server.chats[0].headers, false);
+  }
+});
+
+Deno.test("responses e2e: single and parallel tool calls come back whole", async () => {
+  await using h = await harness();
+  h.server.script(
+    { toolCalls: [{ id: "call_1", name: "get_weather", arguments: { city: "Paris" } }] },
+    {
+      text: "Checking both.",
+      toolCalls: [
+        { name: "get_weather", arguments: { city: "Oslo" } },
+        { id: "call_3", name: "get_weather", arguments: '{"city":"Lima"}' },
+      ],
+      chunkSize: 2,
+    },
+  );
+  const first = await h.run(request({ tools: [TOOL] }));
+  assert.deepEqual(ends(first.events), [{
+    type: "toolCallEnd",
+    index: 0,
+    id: "call_1",
+    name: "get_weather",
+    arguments: '{"city":"Paris"}',
+  }]);
+  assertFinish(first.events, "tool_calls");
+
+  const second = await h.run(request({ tools: [TOOL] }));
+  const calls = ends(second.events);
+  assert.deepEqual(calls.map((c) => c.arguments), ['{"city":"Oslo"}', '{"city":"Lima"}']);
+  assert.ok(calls[0].id.startsWith("call_"));
+  assert.equal(calls[1].id, "call_3");
+  assert.equal(text(second.events), "Checking both.");
+  assertFinish(second.events, "tool_calls");
+});
+
+Deno.test("responses e2e: finish length and error come from incomplete and failed", async () => {
+  await using h = await harness();
+  h.server.script({ text: "cut", finish: "length" }, { text: "bad", finish: "error" });
+  assertFinish((await h.run()).events, "length");
+  const failed = (await h.run()).events;
+  assert.match(errorOf(failed).message, /server_error: The model failed/);
+  assertFinish(failed, "error");
+});
+
+Deno.test("responses e2e: 429 then success is retried after retry-after-ms", async () => {
+  await using h = await harness();
+  h.server.script(
+    { fault: { kind: "status", status: 429, retryAfterMs: 250 } },
+    { text: "ok now" },
+  );
+  const { events, attempts } = await h.run();
+  assert.equal(attempts, 2);
+  assert.deepEqual(h.sleeps, [250]);
+  assert.equal(text(events), "ok now");
+  assertFinish(events, "stop");
+});
+
+Deno.test("responses e2e: 500 and 529 are retried", async () => {
+  await using h = await harness();
+  h.server.script(
+    { fault: { kind: "status", status: 500 } },
+    { fault: { kind: "status", status: 529 } },
+    { text: "back" },
+  );
+  const { events, attempts } = await h.run();
+  assert.equal(attempts, 3);
+  assert.equal(text(events), "back");
+  assertFinish(events, "stop");
+});
+
+Deno.test("responses e2e: a 400 is one clear, non-retryable error", async () => {
+  await using h = await harness();
+  h.server.script({
+    fault: { kind: "status", status: 400, message: "Unsupported parameter: 'temperature'." },
+  });
+  const { events, attempts } = await h.run();
+  assert.equal(attempts, 1);
+  const error = errorOf(events);
+  assert.equal(error.message, "400 invalid_request_error: Unsupported parameter: 'temperature'.");
+  assert.equal(error.retryable, false);
+  assertFinish(events, "error");
+});
+
+Deno.test("responses e2e: drop, malformed and stream errors each end in one error", async () => {
+  await using h = await harness();
+  h.server.script(
+    { text: "abcdefghijkl", chunkSize: 2, fault: { kind: "drop", afterEvents: 6 } },
+    { text: "abcdefghijkl", chunkSize: 2, fault: { kind: "malformed", afterEvents: 6 } },
+    {
+      text: "abcdefghijkl",
+      chunkSize: 2,
+      fault: {
+        kind: "streamError",
+        afterEvents: 6,
+        message: "An error occurred while processing.",
+      },
+    },
+  );
+  const dropped = (await h.run()).events;
+  assert.equal(text(dropped), "abcd"); // created, in_progress, item, part, then two deltas
+  assert.equal(errorOf(dropped).retryable, true);
+  assertFinish(dropped, "error");
+
+  const malformed = (await h.run()).events;
+  assert.equal(text(malformed), "abcd");
+  assert.match(errorOf(malformed).message, /^malformed chunk from the provider/);
+  assertFinish(malformed, "error");
+
+  const streamed = (await h.run()).events;
+  assert.equal(text(streamed), "abcd");
+  assert.equal(errorOf(streamed).message, "server_error: An error occurred while processing.");
+  assertFinish(streamed, "error");
+});
+
+Deno.test("responses e2e: a slow first byte is waited for", async () => {
+  await using h = await harness();
+  h.server.script({ text: "late", fault: { kind: "slowFirstByte", delayMs: 100 } });
+  const { events } = await h.run();
+  assert.equal(text(events), "late");
+  assertFinish(events, "stop");
+});
+
+Deno.test("responses e2e: models() lists the server's models, sorted", async () => {
+  await using h = await harness();
+  h.server.models = ["gpt-5", "gpt-4.1", "o3"];
+  assert.deepEqual(await h.client.models(), ["gpt-4.1", "gpt-5", "o3"]);
+  assert.equal(h.server.requests.at(-1)!.path, "/v1/models");
+});
