@@ -114,7 +114,7 @@ Deno.test("read: clips long lines and streams big files across chunk boundaries"
   // Many long lines: the window ends early, at the output budget, and says where to go on.
   await Deno.writeTextFile(`${h.root}/wide.txt`, `${"w".repeat(1990)}\n`.repeat(200));
   const wide = okOutput(await h.run("read", { path: "wide.txt" }));
-  match(wide, /\n  101\tw+\n\n\[99 more lines of 200; read with offset=102 to continue\]$/);
+  match(wide, /\n {2}101\tw+\n\n\[99 more lines of 200; read with offset=102 to continue\]$/);
 
   const window = okOutput(await h.run("read", { path: "big.txt", offset: 12000, limit: 2000 }));
   const shown = window.split("\n").slice(0, 2000).map((line) => line.split("\t")[1]);
