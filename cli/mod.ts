@@ -13,7 +13,8 @@
  * @module
  */
 
-export { type Io, main, type MainOptions } from "./app.ts";
+export { COMMANDS, main, type MainOptions } from "./app.ts";
+export type { CliCommand, CommandContext, Io } from "./command.ts";
 export { checkConfig, type ConfigCheck } from "./config_check.ts";
 export { ConfigFileError, type ConfigRead, loadConfigFile, readConfigFile } from "./config_file.ts";
 export { type Host, type HostOptions, openHost } from "./host.ts";

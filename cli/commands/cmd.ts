@@ -1,0 +1,55 @@
+/**
+ * `amber cmd <root> <path...> [arg]`: a slash command, headless.
+ *
+ * @module
+ */
+
+import type { CommandTreeNode } from "@amber/core";
+import { UsageError } from "../args.ts";
+import type { CliCommand, CommandContext } from "../command.ts";
+
+/** `amber cmd`. */
+export const cmdCommand: CliCommand = {
+  name: "cmd",
+  usage:
+    `  cmd <root> <path...> [arg]      run a command of the command tree (amber cmd hello greet amber)`,
+  run: cmd,
+};
+
+async function cmd(context: CommandContext): Promise<number> {
+  const { io, words } = context;
+  const host = await context.host();
+  const [rootWord, ...rest] = words;
+  const roots = host.registries.command.tree();
+  const names = roots.map((r) => r.name).join(", ");
+  if (rootWord === undefined) {
+    throw new UsageError(`usage: amber cmd <root> <path...> [arg]; roots: ${names}`);
+  }
+  const root = roots.find((r) => r.name === rootWord);
+  if (root === undefined) {
+    throw new UsageError(`unknown command root '${rootWord}'; roots: ${names}`);
+  }
+  let node: CommandTreeNode = root;
+  const path: string[] = [];
+  let i = 0;
+  for (; i < rest.length; i++) {
+    const child: CommandTreeNode | undefined = node.children.find((c) => c.name === rest[i]);
+    if (child === undefined) break;
+    path.push(child.name);
+    node = child;
+  }
+  if (node.action === undefined && node.children.length > 0) {
+    const where = [rootWord, ...path].join(" ");
+    const next = rest[i] === undefined ? "" : ` has no '${rest[i]}';`;
+    throw new UsageError(
+      `'${where}'${next} choose one of: ${node.children.map((c) => c.name).join(", ")}`,
+    );
+  }
+  const outcome = await host.registries.command.dispatch(rootWord, path, rest.slice(i).join(" "));
+  if (outcome.ok) {
+    io.out(outcome.text);
+    return 0;
+  }
+  io.err(`amber: ${outcome.error}`);
+  return 1;
+}

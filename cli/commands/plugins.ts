@@ -1,0 +1,95 @@
+/**
+ * `amber plugins list|info|enable|disable|graph`.
+ *
+ * @module
+ */
+
+import { UsageError } from "../args.ts";
+import type { CliCommand, CommandContext } from "../command.ts";
+import type { Host } from "../host.ts";
+import {
+  describeBound,
+  describeContributions,
+  describeRequires,
+  describeSchema,
+  describeState,
+  pluginConsoleLines,
+} from "../plugin_console.ts";
+
+/** `amber plugins`. */
+export const pluginsCommand: CliCommand = {
+  name: "plugins",
+  usage: `  plugins list                    every plugin, grouped by category
+  plugins info <id>               one plugin: state, failure reason, requirements, bound,
+                                  config schema, contributions
+  plugins enable|disable <id>     switch a plugin on or off (persisted); --cascade also
+                                  switches off the active plugins that require it
+  plugins graph                   the activation order, with each plugin's requirements`,
+  flags: ["cascade"],
+  run: plugins,
+};
+
+async function plugins(context: CommandContext): Promise<number> {
+  const { io } = context;
+  const host = await context.host();
+  const cascade = context.parsed.switches.has("cascade");
+  const [verb, id, ...extra] = context.words;
+  const verbs = ["list", "info", "enable", "disable", "graph"];
+  if (verb === undefined || verb === "list") {
+    if (id !== undefined) throw new UsageError("plugins list takes no arguments");
+    io.out(pluginConsoleLines(host.runtime.list(), Number.MAX_SAFE_INTEGER).join("\n"));
+    return 0;
+  }
+  if (!verbs.includes(verb)) {
+    throw new UsageError(`unknown plugins command '${verb}'; commands: ${verbs.join(", ")}`);
+  }
+  if (verb === "graph") {
+    if (id !== undefined) throw new UsageError("plugins graph takes no arguments");
+    io.out(graphLines(host).join("\n"));
+    return 0;
+  }
+  if (id === undefined || extra.length > 0) {
+    throw new UsageError(`usage: amber plugins ${verb} <id>`);
+  }
+  if (verb === "info") {
+    const info = host.runtime.info(id);
+    const { plugin } = info;
+    const lines = [
+      `${plugin.id} ${plugin.version}: ${plugin.name}`,
+      ...(plugin.description ? [`  ${plugin.description}`] : []),
+      `  category: ${plugin.category?.trim() || "other"}`,
+      `  state: ${describeState(info.state)}`,
+      `  requires: ${describeRequires(plugin)}`,
+      `  bound: ${describeBound(plugin.bound)}`,
+      `  config: ${describeSchema(plugin)}`,
+      `  contributions: ${describeContributions(info.contributions)}`,
+      ...info.contributions.map((c) => `    ${c.kind} '${c.name}': ${c.ids.join(", ")}`),
+      ...info.declined.map((d) => `  declined '${d.name}': ${d.reason}`),
+    ];
+    io.out(lines.join("\n"));
+    return 0;
+  }
+  if (cascade && verb !== "disable") throw new UsageError("--cascade goes with plugins disable");
+  const result = await host.runtime.setState(id, verb === "enable", { cascade });
+  for (const other of result.cascaded) io.out(`${other}: switched off first (it requires ${id})`);
+  io.out(`${id}: ${describeState(result.state)}${result.path ? ` (saved to ${result.path})` : ""}`);
+  for (const other of result.unblocked) io.out(`${other}: active (it was waiting for ${id})`);
+  return result.state.status === "failed" ? 1 : 0;
+}
+
+function graphLines(host: Host): string[] {
+  const order = host.runtime.order();
+  const width = Math.max(0, ...order.map((id) => id.length));
+  const lines = order.map((id, i) => {
+    const { plugin, state } = host.runtime.info(id);
+    return `${String(i + 1).padStart(3)}. ${id.padEnd(width)}  ${plugin.version.padEnd(8)}  ${
+      describeState(state).padEnd(8)
+    }  requires ${describeRequires(plugin)}`;
+  });
+  const outside = host.runtime.list().filter((view) => !order.includes(view.plugin.id));
+  if (outside.length > 0) {
+    lines.push("not in the order:");
+    for (const view of outside) lines.push(`     ${view.plugin.id}: ${describeState(view.state)}`);
+  }
+  return lines;
+}
