@@ -10,17 +10,21 @@ import {
   configDir as defaultConfigDir,
   type Diagnostic,
   emptyStatusSnapshot,
+  type HostServices,
   type Plugin,
   PluginRuntime,
   type PluginServices,
   type Registries,
   type StatusSegmentCapability,
   type StatusSnapshot,
+  type SubagentService,
 } from "@amber/core";
 import { makeBundledPlugins } from "@amber/plugins";
 import { openaiDialect } from "@amber/providers/openai";
 import { createRegistries } from "@amber/registries";
 import { loadConfigFile } from "./config_file.ts";
+import { createJobService } from "./jobs.ts";
+import { createTodoService } from "./todos.ts";
 import { describeState, pluginConsoleLines } from "./plugin_console.ts";
 import {
   accountSettings,
@@ -39,6 +43,10 @@ export interface HostOptions {
   readonly plugins?: readonly Plugin[];
   /** Receives diagnostics (contained plugin faults, corrupt files). */
   readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
+  /** The sub-agent service, for a host that runs agents (`amber run`); absent otherwise. */
+  readonly subagents?: SubagentService;
+  /** Aborted when the user cancels; tools see it through the host services. */
+  readonly signal?: AbortSignal;
 }
 
 /** A started host. */
@@ -56,7 +64,11 @@ export interface Host {
    * settings applied: the model, and the cached wallet and allowance readouts of that provider.
    */
   snapshot(overrides?: ProviderOverrides): StatusSnapshot;
-  /** Deactivates every plugin (their state files stay as they are). */
+  /** The workspace root. */
+  readonly workspace: string;
+  /** The host services plugins were given: background jobs, todos, maybe sub-agents. */
+  readonly services: HostServices;
+  /** Deactivates every plugin (their state files stay as they are) and stops every job. */
   close(): Promise<void>;
 }
 
@@ -121,11 +133,22 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
         error,
       }),
   });
+  const workspace = options.workspace ?? Deno.cwd();
+  // Jobs start processes only when a tool asks, so every host can offer them; they are all
+  // stopped when the host closes.
+  const jobs = createJobService(workspace);
+  const services: HostServices = {
+    jobs,
+    todos: createTodoService(),
+    ...(options.subagents ? { subagents: options.subagents } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
   const runtime: PluginRuntime = new PluginRuntime({
     registries,
     configDir: dir,
     config,
-    workspace: { root: options.workspace ?? Deno.cwd() },
+    workspace: { root: workspace },
+    host: services,
     onDiagnostic: options.onDiagnostic,
   });
   installCoreContributions(runtime);
@@ -138,8 +161,13 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     registries,
     configDir: dir,
     config,
+    workspace,
+    services,
     snapshot: (overrides) => snapshotFor(runtime, overrides ?? {}),
-    close: () => runtime.stop(),
+    close: async () => {
+      await runtime.stop();
+      await jobs.dispose();
+    },
   };
 }
 
