@@ -11,9 +11,12 @@ import { makeBundledPlugins } from "@amber/plugins";
 import { intOption, parseArgs, UsageError } from "./args.ts";
 import type { CliCommand, CommandContext, Io } from "./command.ts";
 import { cmdCommand } from "./commands/cmd.ts";
+import { demoCommand } from "./commands/demo.ts";
 import { configCommand } from "./commands/config.ts";
 import { panelCommand, statusCommand } from "./commands/panel.ts";
 import { pluginsCommand } from "./commands/plugins.ts";
+import { runCommand } from "./commands/run.ts";
+import { sessionsCommand } from "./commands/sessions.ts";
 import { modelsCommand, providersCommand, walletCommand } from "./commands/providers.ts";
 import { toolsCommand } from "./commands/tools.ts";
 import { ConfigFileError } from "./config_file.ts";
@@ -32,6 +35,9 @@ export interface MainOptions {
 
 /** Every subcommand, in the order the help lists them. */
 export const COMMANDS: readonly CliCommand[] = [
+  demoCommand,
+  runCommand,
+  sessionsCommand,
   pluginsCommand,
   configCommand,
   toolsCommand,
@@ -121,8 +127,9 @@ export async function main(
         model: parsed.options.get("model"),
         baseUrl: parsed.options.get("base-url"),
       },
-      host: () =>
+      host: (extras) =>
         host ??= openHost({
+          ...extras,
           plugins: plugins(),
           configDir,
           workspace,

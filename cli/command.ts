@@ -7,7 +7,10 @@
 
 import type { Plugin } from "@amber/core";
 import type { ParsedArgs } from "./args.ts";
-import type { Host } from "./host.ts";
+import type { Host, HostOptions } from "./host.ts";
+
+/** What a command may add to the host it opens. */
+export type HostExtras = Pick<HostOptions, "subagents" | "signal">;
 import type { ProviderOverrides } from "./provider_settings.ts";
 
 /** Where the CLI writes. */
@@ -30,8 +33,10 @@ export interface CommandContext {
   readonly io: Io;
   /** The plugins of this harness. */
   readonly plugins: () => readonly Plugin[];
-  /** The host, started on first use; `main` closes it. */
-  host(): Promise<Host>;
+  /**
+   * The host, started on first use with `extras` (the first call's win); `main` closes it.
+   */
+  host(extras?: HostExtras): Promise<Host>;
   /** `--provider`, `--model`, `--base-url`. */
   readonly overrides: ProviderOverrides;
   /** `--width`, else the terminal's. */

@@ -13,11 +13,15 @@ if (import.meta.main) {
   } else {
     const { main } = await import("./app.ts");
     const encoder = new TextEncoder();
-    const write = (stream: typeof Deno.stdout, text: string) =>
-      stream.writeSync(encoder.encode(`${text}\n`));
+    const write = (stream: typeof Deno.stdout, text: string) => {
+      const bytes = encoder.encode(text);
+      let written = 0;
+      while (written < bytes.length) written += stream.writeSync(bytes.subarray(written));
+    };
     Deno.exitCode = await main(Deno.args, {
-      out: (text) => write(Deno.stdout, text),
-      err: (text) => write(Deno.stderr, text),
+      out: (text) => write(Deno.stdout, `${text}\n`),
+      err: (text) => write(Deno.stderr, `${text}\n`),
+      write: (text) => write(Deno.stdout, text),
     });
   }
 }

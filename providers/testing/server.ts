@@ -80,6 +80,9 @@ export class FakeProvider implements AsyncDisposable {
   #encoders: Map<string, WireEncoder>;
   #turns: ScriptedTurn[] = [];
   #open = new Set<ReadableStreamDefaultController<Uint8Array>>();
+  // Ends the waits of slow-first-byte faults when the server closes, so closing never waits
+  // for a scripted delay.
+  #closing = new AbortController();
 
   private constructor(options: FakeProviderOptions) {
     this.#encoders = new Map(options.encoders.map((encoder) => [encoder.flavor, encoder]));
@@ -119,6 +122,7 @@ export class FakeProvider implements AsyncDisposable {
 
   /** Stops the server, cutting any stream still open. */
   async close(): Promise<void> {
+    this.#closing.abort();
     for (const controller of this.#open) {
       try {
         controller.error(new Error("server closed"));
@@ -243,7 +247,7 @@ export class FakeProvider implements AsyncDisposable {
       });
     }
     const fault = turn.fault;
-    if (fault?.kind === "slowFirstByte") await delay(fault.delayMs);
+    if (fault?.kind === "slowFirstByte") await delay(fault.delayMs, this.#closing.signal);
     if (fault?.kind === "status") {
       const headers: Record<string, string> = { "content-type": "application/json" };
       if (fault.retryAfter !== undefined) headers["retry-after"] = fault.retryAfter;
@@ -296,6 +300,15 @@ export class FakeProvider implements AsyncDisposable {
   }
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done);
+  });
 }

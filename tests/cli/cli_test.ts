@@ -100,7 +100,10 @@ Deno.test("unknown plugins, commands, paths, panels and options exit 2 listing w
   const cases: [string[], RegExp][] = [
     [["plugins", "info", "nope"], /unknown plugin 'nope'; known plugins: hello, metrics/],
     [["plugins", "enable", "nope"], /unknown plugin 'nope'; known plugins: hello, metrics/],
-    [["frobnicate"], /unknown command 'frobnicate'; commands: plugins, config, tools, cmd, status, panel/],
+    [
+      ["frobnicate"],
+      /unknown command 'frobnicate'; commands: plugins, config, tools, cmd, status, panel/,
+    ],
     [["cmd", "nope"], /unknown command root 'nope'; roots: set, get, hello/],
     [["cmd", "hello", "wave"], /'hello' has no 'wave'; choose one of: greet/],
     [["panel", "nope"], /unknown panel 'nope'; panels: plugins/],

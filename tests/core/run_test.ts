@@ -17,8 +17,18 @@ import {
 } from "@amber/core";
 import { createRegistries } from "@amber/registries";
 import { ProviderClient } from "@amber/providers";
+import { anthropicDialect } from "@amber/providers/anthropic";
+import { geminiDialect } from "@amber/providers/gemini";
 import { openaiDialect } from "@amber/providers/openai";
-import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
+import {
+  anthropicEncoder,
+  FakeProvider,
+  geminiEncoder,
+  openaiEncoder,
+  type ScriptedTurn,
+  type WireEncoder,
+} from "@amber/providers/testing";
+import type { Dialect } from "@amber/core";
 import { makePlugin, makeRuntime, tempDir } from "../_helpers.ts";
 
 const noWait = () => Promise.resolve();
@@ -42,15 +52,33 @@ const answer = (text: string): ScriptedTurn => ({
   usage: { promptTokens: 12, completionTokens: 3 },
 });
 
-async function setup(capabilities: Capability[], turns: ScriptedTurn[]) {
-  const server = await FakeProvider.start({ encoders: [openaiEncoder] });
+interface Wire {
+  readonly name: string;
+  readonly dialect: () => Dialect;
+  readonly encoder: WireEncoder;
+  readonly base: (url: string) => string;
+}
+
+// The three protocols the kernel is tested over end to end.
+const WIRES: readonly Wire[] = [
+  { name: "openai", dialect: openaiDialect, encoder: openaiEncoder, base: (u) => `${u}/v1` },
+  { name: "anthropic", dialect: anthropicDialect, encoder: anthropicEncoder, base: (u) => u },
+  { name: "gemini", dialect: geminiDialect, encoder: geminiEncoder, base: (u) => u },
+];
+
+async function setup(capabilities: Capability[], turns: ScriptedTurn[], wire: Wire = WIRES[0]) {
+  const server = await FakeProvider.start({ encoders: [wire.encoder] });
   server.script(...turns);
   const { runtime } = makeRuntime();
   runtime.register(makePlugin("tools", capabilities));
   await runtime.start();
-  const model = new ProviderClient(openaiDialect(), { baseUrl: `${server.url}/v1` }, {
-    sleep: noWait,
-  });
+  const model = new ProviderClient(
+    wire.dialect(),
+    { baseUrl: wire.base(server.url), apiKey: "k" },
+    {
+      sleep: noWait,
+    },
+  );
   const events: RunEvent[] = [];
   const base: RunOptions = {
     runtime,
@@ -403,3 +431,95 @@ Deno.test("a dropped connection ends the run with a clear error and keeps every 
   strictEqual(loaded.steps[0].messages.at(-1)?.content, "echo: x");
   strictEqual(loaded.steps[1].end, "error");
 });
+
+for (const wire of WIRES) {
+  Deno.test(`${wire.name}: a multi-step loop with parallel calls, a 429 retried, then the answer`, async () => {
+    const { server, base } = await setup([{ kind: "tool", name: "echo", tools: [echoTool()] }], [
+      { fault: { kind: "status", status: 429, retryAfterMs: 1 } },
+      {
+        toolCalls: [
+          { name: "echo", arguments: { text: "left" } },
+          { name: "echo", arguments: { text: "right" } },
+        ],
+        usage: { promptTokens: 10, completionTokens: 5 },
+      },
+      call("again"),
+      answer("both done"),
+    ], wire);
+    await using _ = server;
+    const result = await runAgent(base);
+    strictEqual(result.cause.kind, "completed");
+    const tools = result.messages.filter((m) => m.role === "tool").map((m) => m.content);
+    deepStrictEqual(tools, ["echo: left", "echo: right", "echo: again"]);
+    strictEqual(result.messages.at(-1)?.content, "both done");
+    strictEqual(server.chats.length, 4, "the 429 was retried");
+  });
+
+  Deno.test(`${wire.name}: a blocking gate, a denied approval and a steering guard`, async () => {
+    let steered = false;
+    const { server, base } = await setup(
+      [
+        { kind: "tool", name: "echo", tools: [echoTool("echo", { requiresApproval: () => true })] },
+        { kind: "tool", name: "other", tools: [echoTool("blocked_tool")] },
+        {
+          kind: "gate",
+          name: "wall",
+          check: ({ call }) =>
+            call.name === "blocked_tool"
+              ? { kind: "block", reason: "not here" }
+              : { kind: "allow" },
+        },
+        {
+          kind: "guard",
+          name: "once_more",
+          decide: () =>
+            steered
+              ? { kind: "complete" }
+              : (steered = true, { kind: "steer", feedback: "check again" }),
+        },
+      ],
+      [call("x", "blocked_tool"), call("y"), answer("first"), answer("second")],
+      wire,
+    );
+    await using _ = server;
+    const result = await runAgent({ ...base, approval: "deny" });
+    const tools = result.messages.filter((m) => m.role === "tool").map((m) => m.content);
+    match(tools[0], /blocked by tool gate 'wall'/);
+    match(tools[1], /approval policy is deny/);
+    deepStrictEqual(result.messages.slice(-3).map((m) => m.content), [
+      "first",
+      "check again",
+      "second",
+    ]);
+  });
+
+  Deno.test(`${wire.name}: max steps, a dropped connection, and resume`, async () => {
+    await using tmp = await tempDir();
+    const { server, base } = await setup([{ kind: "tool", name: "echo", tools: [echoTool()] }], [
+      call("1"),
+      call("2"),
+      call("3"),
+      { text: "cut", chunkSize: 1, fault: { kind: "drop", afterEvents: 2 } },
+      answer("resumed fine"),
+    ], wire);
+    await using _ = server;
+    const capped = await runAgent({ ...base, maxSteps: 2 });
+    deepStrictEqual(capped.cause, { kind: "maxSteps", steps: 2 });
+    const session = await SessionFile.create(tmp.dir, { id: "r1", workspace: tmp.dir });
+    const dropped = await runAgent({ ...base, session });
+    session.close();
+    strictEqual(dropped.cause.kind, "error");
+    const resumed = await SessionFile.resume(tmp.dir, "r1");
+    strictEqual(resumed.session.steps.at(-1)?.end, "error");
+    const result = await runAgent({
+      ...base,
+      session: resumed.file,
+      history: resumed.session.messages,
+      firstStep: resumed.session.steps.length,
+      prompt: "try again",
+    });
+    resumed.file.close();
+    strictEqual(result.cause.kind, "completed");
+    strictEqual(result.messages.at(-1)?.content, "resumed fine");
+  });
+}

@@ -1,0 +1,116 @@
+/**
+ * `amber demo`: a real session (the kernel, the bundled tool plugins, a transcript) against
+ * amber's fake provider on 127.0.0.1, with a scripted exchange in a temporary workspace: the
+ * model reads a file, searches, edits, and answers. No key, no network; it says so.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { ProviderClient } from "@amber/providers/client";
+import { openaiDialect } from "@amber/providers/openai";
+import { describeEnd, runTurn } from "../agent.ts";
+import { UsageError } from "../args.ts";
+import type { CliCommand, CommandContext } from "../command.ts";
+import { openHost } from "../host.ts";
+
+/** `amber demo`. */
+export const demoCommand: CliCommand = {
+  name: "demo",
+  usage: `  demo                            a scripted session against amber's fake provider on
+                                  127.0.0.1 in a temporary workspace (no key, no network)`,
+  run: demo,
+};
+
+const PROMPT = "The greeting in this project has a typo. Fix it and tell me what you changed.";
+
+async function demo(context: CommandContext): Promise<number> {
+  if (context.words.length > 0) throw new UsageError("demo takes no arguments");
+  const { io } = context;
+  // The fake provider is only needed here, so it is loaded only here.
+  const { FakeProvider, openaiEncoder } = await import("@amber/providers/testing");
+  const root = await Deno.makeTempDir({ prefix: "amber-demo-" });
+  const workspace = join(root, "workspace");
+  const configDir = join(root, "config");
+  await Deno.mkdir(join(workspace, "src"), { recursive: true });
+  await Deno.writeTextFile(
+    join(workspace, "README.md"),
+    "# greeter\n\nPrints a greeting: `deno run src/greet.ts amber` prints `Hello, amber!`.\n",
+  );
+  await Deno.writeTextFile(
+    join(workspace, "src", "greet.ts"),
+    "export function greet(name: string): string {\n  return `Helo, ${name}!`;\n}\n\n" +
+      'if (import.meta.main) console.log(greet(Deno.args[0] ?? "world"));\n',
+  );
+  await Deno.writeTextFile(join(workspace, "AGENTS.md"), "Keep changes minimal.\n");
+
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script(
+    {
+      text: "Let me look at the project and find the greeting.",
+      toolCalls: [
+        { id: "call_read_readme", name: "read", arguments: { path: "README.md" } },
+        { id: "call_search", name: "search", arguments: { pattern: "Helo" } },
+      ],
+      usage: { promptTokens: 1412, completionTokens: 61 },
+    },
+    {
+      toolCalls: [{ id: "call_read_src", name: "read", arguments: { path: "src/greet.ts" } }],
+      usage: { promptTokens: 1630, completionTokens: 24 },
+    },
+    {
+      text: "The README promises `Hello`, the code says `Helo`. Fixing it.",
+      toolCalls: [{
+        id: "call_edit",
+        name: "edit",
+        arguments: { path: "src/greet.ts", old_string: "`Helo, ", new_string: "`Hello, " },
+      }],
+      usage: { promptTokens: 1798, completionTokens: 58 },
+    },
+    {
+      text: "Fixed the typo in `src/greet.ts`: `greet()` returned `Helo, <name>!` and now " +
+        "returns `Hello, <name>!`, as the README says. A search found no other occurrence.\n",
+      usage: { promptTokens: 1911, completionTokens: 49 },
+    },
+  );
+
+  io.err(
+    "amber demo: a real session against amber's fake provider on 127.0.0.1. The model's answers\n" +
+      "are scripted; the tools, the plugin runtime and the transcript are the real thing.\n" +
+      `workspace: ${workspace}\n`,
+  );
+  const host = await openHost({ plugins: context.plugins(), configDir, workspace });
+  try {
+    io.err(`you: ${PROMPT}\n`);
+    const outcome = await runTurn({
+      host,
+      model: new ProviderClient(openaiDialect(), { baseUrl: `${server.url}/v1` }),
+      modelName: "amber-demo",
+      provider: "openai",
+      prompt: PROMPT,
+      approval: "auto",
+      maxSteps: 10,
+      json: false,
+      secrets: [],
+      io,
+      signal: new AbortController().signal,
+    });
+    if (outcome.result.cause.kind !== "completed") {
+      io.err(`amber: the demo did not complete: ${describeEnd(outcome.result.cause)}`);
+      return 1;
+    }
+    const fixed = await Deno.readTextFile(join(workspace, "src", "greet.ts"));
+    io.err(
+      `\nsrc/greet.ts now reads:\n${
+        fixed.trimEnd().split("\n").map((l) => `  ${l}`).join("\n")
+      }\n` +
+        `transcript: ${join(configDir, "sessions", `${outcome.sessionId}.jsonl`)}\n` +
+        `(the workspace and the transcript stay in ${root} for you to look at)\n` +
+        `(${server.chats.length} model calls, ${outcome.result.steps} steps; ` +
+        `this was a demo — for a real model: amber run "<prompt>" --provider <preset>)`,
+    );
+    return 0;
+  } finally {
+    await host.close();
+  }
+}

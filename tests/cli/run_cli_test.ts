@@ -1,0 +1,194 @@
+// `amber run`, `amber sessions` and `amber demo` as a user runs them: real subprocesses against
+// the fake provider on loopback, real transcripts on disk, a real kill -9 and a real Ctrl-C.
+
+import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { SessionFile } from "@amber/core";
+import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
+import { tempDir } from "../_helpers.ts";
+
+const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
+const PERMISSIONS = [
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-net=127.0.0.1",
+  "--allow-run",
+];
+
+function command(
+  configDir: string,
+  workspace: string,
+  args: string[],
+  env: Record<string, string> = {},
+) {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMISSIONS, MAIN, ...args],
+    env: { AMBER_CONFIG_DIR: configDir, NO_COLOR: "1", OPENAI_API_KEY: "sk-test-key-1234", ...env },
+    cwd: workspace,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
+async function amber(
+  configDir: string,
+  workspace: string,
+  args: string[],
+  env?: Record<string, string>,
+) {
+  const output = await command(configDir, workspace, args, env).output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: output.code, out: decode(output.stdout), err: decode(output.stderr) };
+}
+
+async function sessionIds(configDir: string): Promise<string[]> {
+  const ids: string[] = [];
+  try {
+    for await (const e of Deno.readDir(`${configDir}/sessions`)) {
+      ids.push(e.name.replace(/\.jsonl$/, ""));
+    }
+  } catch {
+    // No sessions yet.
+  }
+  return ids.sort();
+}
+
+Deno.test("amber demo runs a real session and fixes the file", async () => {
+  await using tmp = await tempDir();
+  const result = await amber(tmp.dir, tmp.dir, ["demo"]);
+  strictEqual(result.code, 0, result.err);
+  match(result.err, /amber demo: a real session against amber's fake provider on 127\.0\.0\.1/);
+  match(result.out, /Fixed the typo in `src\/greet\.ts`/);
+  match(result.err, /✓ edit/);
+  const workspace = /workspace: (.*)\n/.exec(result.err)![1];
+  match(await Deno.readTextFile(`${workspace}/src/greet.ts`), /`Hello, \$\{name\}!`/);
+  await Deno.remove(workspace.replace(/\/workspace$/, ""), { recursive: true });
+});
+
+Deno.test("amber run streams the answer to stdout, tools to stderr, and keeps a session", async () => {
+  await using tmp = await tempDir();
+  await Deno.writeTextFile(`${tmp.dir}/notes.txt`, "the answer is 42\n");
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script(
+    { toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] },
+    { text: "The notes say 42.", usage: { promptTokens: 20, completionTokens: 5 } },
+  );
+  const result = await amber(tmp.dir, tmp.dir, [
+    "run",
+    "what do the notes say?",
+    "--base-url",
+    `${server.url}/v1`,
+  ]);
+  strictEqual(result.code, 0, result.err);
+  strictEqual(result.out, "The notes say 42.\n");
+  match(result.err, /⚙ read notes\.txt\n {2}✓ read/);
+  const auth = server.chats[0].headers.authorization;
+  strictEqual(auth, "Bearer sk-test-key-1234");
+  const [id] = await sessionIds(tmp.dir);
+  const session = await SessionFile.load(tmp.dir, id);
+  strictEqual(session.steps.length, 2);
+  strictEqual(session.header.workspace, tmp.dir);
+  const text = await Deno.readTextFile(SessionFile.pathOf(tmp.dir, id));
+  strictEqual(text.includes("sk-test-key-1234"), false, "the key never reaches the transcript");
+
+  const listed = await amber(tmp.dir, tmp.dir, ["sessions"]);
+  match(listed.out, new RegExp(`${id} .* 2 .* what do the notes say\\?`));
+
+  server.script({ text: "Still 42." });
+  const again = await amber(tmp.dir, tmp.dir, [
+    "run",
+    "and now?",
+    "--resume",
+    id,
+    "--base-url",
+    `${server.url}/v1`,
+  ]);
+  strictEqual(again.code, 0, again.err);
+  const third = server.chats[2].body as { messages: { role: string; content: string | null }[] };
+  deepStrictEqual(third.messages.filter((m) => m.role === "user").map((m) => m.content), [
+    "what do the notes say?",
+    "and now?",
+  ]);
+});
+
+Deno.test("amber run --json writes the event stream as JSON lines", async () => {
+  await using tmp = await tempDir();
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script({ text: "hi there", chunkSize: 3 });
+  const result = await amber(tmp.dir, tmp.dir, [
+    "run",
+    "hi",
+    "--json",
+    "--base-url",
+    `${server.url}/v1`,
+  ]);
+  strictEqual(result.code, 0, result.err);
+  const events = result.out.trim().split("\n").map((line) => JSON.parse(line));
+  strictEqual(events[0].type, "session");
+  strictEqual(events.filter((e) => e.type === "text").map((e) => e.delta).join(""), "hi there");
+  deepStrictEqual(events.at(-1), { type: "end", cause: { kind: "completed", detail: "stop" } });
+});
+
+Deno.test("a missing key names the variable; an unreachable server names the URL", async () => {
+  await using tmp = await tempDir();
+  const noKey = await amber(tmp.dir, tmp.dir, ["run", "hi"], { OPENAI_API_KEY: "" });
+  strictEqual(noKey.code, 1);
+  match(noKey.err, /set OPENAI_API_KEY to use provider 'openai'/);
+  const unreachable = await amber(tmp.dir, tmp.dir, [
+    "run",
+    "hi",
+    "--base-url",
+    "http://127.0.0.1:9/v1",
+  ]);
+  strictEqual(unreachable.code, 1);
+  match(unreachable.err, /http:\/\/127\.0\.0\.1:9\/v1\/chat\/completions/);
+});
+
+Deno.test("a process killed with kill -9 mid-run leaves a transcript that loads and resumes", async () => {
+  await using tmp = await tempDir();
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script(
+    { toolCalls: [{ name: "search", arguments: { pattern: "x" } }] },
+    { text: "never finished", fault: { kind: "slowFirstByte", delayMs: 30_000 } },
+  );
+  const child = command(tmp.dir, tmp.dir, ["run", "search", "--base-url", `${server.url}/v1`])
+    .spawn();
+  // Wait until the first step is committed and the second model call is in flight.
+  for (let i = 0; i < 200 && server.chats.length < 2; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  strictEqual(server.chats.length, 2);
+  child.kill("SIGKILL");
+  const status = await child.status;
+  await child.stdout.cancel();
+  await child.stderr.cancel();
+  strictEqual(status.signal, "SIGKILL");
+  const [id] = await sessionIds(tmp.dir);
+  const loaded = await SessionFile.load(tmp.dir, id);
+  strictEqual(loaded.steps.length, 1, "the committed step survived");
+  strictEqual(loaded.torn, undefined);
+  ok(loaded.messages.some((m) => m.role === "tool"));
+  await server.close();
+});
+
+Deno.test("Ctrl-C cancels the run, commits the transcript and exits 130", async () => {
+  await using tmp = await tempDir();
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script({ text: "slow", fault: { kind: "slowFirstByte", delayMs: 30_000 } });
+  const child = command(tmp.dir, tmp.dir, ["run", "wait", "--base-url", `${server.url}/v1`])
+    .spawn();
+  for (let i = 0; i < 200 && server.chats.length < 1; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill("SIGINT");
+  const output = await child.output();
+  strictEqual(output.code, 130);
+  match(new TextDecoder().decode(output.stderr), /cancelling/);
+  const [id] = await sessionIds(tmp.dir);
+  const loaded = await SessionFile.load(tmp.dir, id);
+  strictEqual(loaded.steps.at(-1)?.end, "cancelled");
+  deepStrictEqual(loaded.messages, [{ role: "user", content: "wait" }]);
+  await server.close();
+});
