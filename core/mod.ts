@@ -37,6 +37,7 @@ export * from "./tool.ts";
 export * from "./transcript.ts";
 export * from "./wallet.ts";
 export * from "./plugin_config.ts";
+export * from "./plugin_module.ts";
 export * from "./plugin_state.ts";
 export * from "./resolution_error.ts";
 export * from "./run.ts";

@@ -88,6 +88,40 @@ export interface PluginRecordView {
   readonly declined: readonly { readonly name: string; readonly reason: string }[];
   /** Why it is failed or blocked, as typed errors (every config problem, or the one rule). */
   readonly failures: readonly ResolutionError[];
+  /**
+   * Where the plugin came from, as the host told {@linkcode PluginRuntime.register}: a path or
+   * a package specifier for a plugin loaded at run time; undefined for one built into the host.
+   */
+  readonly source?: string;
+  /** Why the plugin's code could not be loaded, for one registered with `registerFailed`. */
+  readonly loadFailure?: string;
+}
+
+/** Options of {@linkcode PluginRuntime.register}. */
+export interface RegisterOptions {
+  /** Where the plugin came from (a path, `npm:...`); shown by hosts, not interpreted. */
+  readonly source?: string;
+}
+
+/**
+ * A plugin whose code could not be loaded, for {@linkcode PluginRuntime.registerFailed}: what
+ * the host knows of it without its code, and why the code could not be had.
+ */
+export interface FailedPluginRegistration {
+  /** The id the plugin had when it was added. */
+  readonly id: string;
+  /** Why it could not be loaded; it becomes the `failed` state's reason as is. */
+  readonly reason: string;
+  /** Where it came from. */
+  readonly source?: string;
+  /** Its display name when it was added; the id otherwise. */
+  readonly name?: string;
+  /** Its version when it was added; `0.0.0` otherwise. */
+  readonly version?: string;
+  /** Its category when it was added. */
+  readonly category?: string;
+  /** Its description when it was added. */
+  readonly description?: string;
 }
 
 /** The outcome of {@linkcode PluginRuntime.setState}. */
@@ -167,6 +201,10 @@ interface PluginRecord {
   liveSeen: number | undefined;
   liveFailed: number | undefined;
   tickFault: boolean;
+  source: string | undefined;
+  // Set for a plugin registered with registerFailed: its code was never loaded, so activating
+  // it only ever fails with this reason and never calls the stand-in's methods.
+  loadFailure: string | undefined;
 }
 
 const SEMVER =
@@ -274,9 +312,58 @@ export class PluginRuntime {
 
   /**
    * Adds a plugin in the `registered` state. Throws a {@linkcode PluginRegistrationError} for a
-   * bad id, version, name or requirement, or an id already registered.
+   * bad id, version, name or requirement, or an id already registered. `options.source` says
+   * where it came from, for hosts to show.
    */
-  register(plugin: Plugin): void {
+  register(plugin: Plugin, options: RegisterOptions = {}): void {
+    this.#add(plugin, options.source, undefined);
+  }
+
+  /**
+   * Registers a plugin whose code could not be loaded (a syntax error, a module that throws, a
+   * source whose hash changed...), so that it is listed like any other plugin and the user sees
+   * why. It follows its `plugin.conf` like any plugin: while it is on, every activation (at
+   * `start`, on `setState(id, true)`) leaves it `failed` with `failure.reason`, word for word,
+   * and nothing of it runs; while it is off it is `disabled`. Throws a
+   * {@linkcode PluginRegistrationError} for a bad or taken id.
+   *
+   * @example
+   * ```ts
+   * import { PluginRuntime } from "@amber/core";
+   * import { createRegistries } from "@amber/registries";
+   * const runtime = new PluginRuntime({ registries: createRegistries() });
+   * runtime.registerFailed({ id: "broken", reason: "/p/mod.ts: SyntaxError: Unexpected token" });
+   * await runtime.start();
+   * console.log(runtime.state("broken")); // { status: "failed", reason: "/p/mod.ts: SyntaxError: Unexpected token" }
+   * ```
+   */
+  registerFailed(failure: FailedPluginRegistration): void {
+    const reason = String(failure.reason);
+    const version = typeof failure.version === "string" && SEMVER.test(failure.version)
+      ? failure.version
+      : "0.0.0";
+    const name = typeof failure.name === "string" && failure.name.trim() !== ""
+      ? failure.name
+      : String(failure.id);
+    // A stand-in that carries what is known of the plugin for listings; the runtime never
+    // calls it (see loadFailure), and it would refuse loudly if anything did.
+    const refuse = (): never => {
+      throw new AmberError(reason);
+    };
+    const standIn: Plugin = {
+      id: failure.id,
+      version,
+      name,
+      ...(failure.category !== undefined ? { category: failure.category } : {}),
+      ...(failure.description !== undefined ? { description: failure.description } : {}),
+      initialize: refuse,
+      shutdown: () => {},
+      capabilities: refuse,
+    };
+    this.#add(standIn, failure.source, reason);
+  }
+
+  #add(plugin: Plugin, source: string | undefined, loadFailure: string | undefined): void {
     const id = (plugin as { id?: unknown })?.id;
     if (typeof id !== "string" || !PLUGIN_ID_PATTERN.test(id)) {
       throw new PluginRegistrationError(
@@ -333,6 +420,8 @@ export class PluginRuntime {
       liveSeen: undefined,
       liveFailed: undefined,
       tickFault: false,
+      source,
+      loadFailure,
     });
     this.#order = undefined;
   }
@@ -357,6 +446,8 @@ export class PluginRuntime {
       contributions: this.ledger.contributions(id),
       declined: record.declined.slice(),
       failures: record.failures,
+      ...(record.source !== undefined ? { source: record.source } : {}),
+      ...(record.loadFailure !== undefined ? { loadFailure: record.loadFailure } : {}),
     };
   }
 
@@ -718,6 +809,9 @@ export class PluginRuntime {
   }
 
   #activateIfReady(record: PluginRecord): Promise<void> | void {
+    if (record.loadFailure !== undefined) {
+      return this.#failed(record, record.loadFailure, undefined, [], "load");
+    }
     const problem = this.#requirementProblem(record);
     if (problem !== undefined) return this.#block(record, problem, false);
     const decoded = decodePluginConfig(record.plugin, this.#config.plugins[record.plugin.id]);
@@ -936,13 +1030,14 @@ export class PluginRuntime {
     reason: string,
     error: unknown,
     failures: readonly ResolutionError[],
+    where = "activation",
   ): void {
     const id = record.plugin.id;
     this.#unwind(record);
     record.declined = [];
     record.failures = failures;
     record.state = { status: "failed", reason };
-    this.#diagnose({ pluginId: id, where: "activation", message: reason, error });
+    this.#diagnose({ pluginId: id, where, message: reason, error });
     this.events.publish("pluginFailed", { id, reason });
   }
 

@@ -21,6 +21,11 @@ export interface WireEncoder {
   streamErrorFrame(message: string): string;
   /** The body of a models listing. */
   modelsBody(models: readonly string[]): string;
+  /**
+   * The whole answer as one JSON body, for a request that did not ask to stream; protocols
+   * without a non-streaming mode leave it out.
+   */
+  completionBody?(turn: ScriptedTurn, model: string): string;
 }
 
 /**

@@ -126,6 +126,39 @@ export const openaiEncoder: WireEncoder = {
     return sseFrame({ error: { message, type: "server_error", param: null, code: null } });
   },
 
+  completionBody(turn: ScriptedTurn, model: string): string {
+    const calls = turn.toolCalls ?? [];
+    const usage = turn.usage;
+    return JSON.stringify({
+      id: fakeId("chatcmpl-"),
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model,
+      choices: [{
+        index: 0,
+        message: {
+          role: "assistant",
+          content: turn.text ?? null,
+          ...(calls.length === 0 ? {} : {
+            tool_calls: calls.map((call) => ({
+              id: call.id ?? fakeId("call_"),
+              type: "function",
+              function: { name: call.name, arguments: argumentsText(call) },
+            })),
+          }),
+        },
+        finish_reason: finishOf(turn),
+      }],
+      ...(usage === undefined ? {} : {
+        usage: {
+          prompt_tokens: usage.promptTokens,
+          completion_tokens: usage.completionTokens,
+          total_tokens: usage.promptTokens + usage.completionTokens,
+        },
+      }),
+    });
+  },
+
   modelsBody(models: readonly string[]): string {
     return openaiModelsBody(models);
   },

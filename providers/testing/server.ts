@@ -164,7 +164,10 @@ export class FakeProvider implements AsyncDisposable {
     const model = typeof (body as { model?: unknown })?.model === "string"
       ? (body as { model: string }).model
       : route.model ?? "fake";
-    return await this.#chat(route.encoder, model);
+    // A client that did not ask for a stream (generateText-style) gets the whole answer at once.
+    const streamed = (body as { stream?: unknown })?.stream;
+    const whole = route.encoder.completionBody !== undefined && streamed !== true;
+    return await this.#chat(route.encoder, model, whole);
   }
 
   #route(
@@ -238,7 +241,7 @@ export class FakeProvider implements AsyncDisposable {
     return Response.json({ error: { message: `no route for GET ${path}` } }, { status: 404 });
   }
 
-  async #chat(encoder: WireEncoder, model: string): Promise<Response> {
+  async #chat(encoder: WireEncoder, model: string, whole = false): Promise<Response> {
     const turn = this.#turns.shift();
     if (turn === undefined) {
       return new Response(encoder.errorBody(500, "the fake provider has no scripted turn left"), {
@@ -257,6 +260,11 @@ export class FakeProvider implements AsyncDisposable {
           encoder.errorBody(fault.status, fault.message ?? `fake error ${fault.status}`),
         { status: fault.status, headers },
       );
+    }
+    if (whole && fault === undefined) {
+      return new Response(encoder.completionBody!(turn, model), {
+        headers: { "content-type": "application/json", ...this.responseHeaders },
+      });
     }
     const frames = encoder.frames(turn, model);
     if (fault?.kind === "malformed") {

@@ -1,0 +1,393 @@
+/**
+ * `@amber/core/testing`: a test host for one plugin. {@linkcode testPlugin} activates the plugin
+ * through a real {@linkcode PluginRuntime} over real registries, with test host services (an
+ * in-memory todo list; background jobs only when you pass them), then lets a test run its tools,
+ * render its status segments and panels, dispatch its commands and reach its provider presets.
+ * Disabling it (explicitly, or when the host is disposed) checks the ledger invariant: every
+ * registry is back to exactly what it held before the plugin was enabled, and the ledger holds
+ * nothing of the plugin, subscriptions included.
+ *
+ * `@amber/core` imports no other amber package, so the registries are an argument: pass
+ * `createRegistries()` from `@amber/registries` (with `coreFlavors: { openai: openaiDialect }`
+ * from `@amber/providers/openai` when a provider plugin uses the shared `openai` flavor).
+ *
+ * Provider plugins: start the fake provider of `@amber/providers/testing` on loopback, take the
+ * plugin's preset with {@linkcode TestHost.provider} and its `baseUrl` pointed at the fake
+ * server, and stream through `ProviderClient` from `@amber/providers/client`:
+ *
+ * ```ts ignore
+ * await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+ * server.script({ text: "Hi!" });
+ * const { dialect, settings, preset } = host.provider("my-preset", { baseUrl: `${server.url}/v1` });
+ * const client = new ProviderClient(dialect, settings);
+ * await client.stream({ model: preset.defaultModel, messages: [...], tools: [] }, onEvent);
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { exact } from "@amber/core";
+ * import { testPlugin } from "@amber/core/testing";
+ * import { createRegistries } from "@amber/registries";
+ *
+ * await using host = await testPlugin({
+ *   id: "echo",
+ *   version: "1.0.0",
+ *   name: "Echo",
+ *   bound: { tools: exact("echo") },
+ *   initialize: () => true,
+ *   shutdown: () => {},
+ *   capabilities: () => [{
+ *     kind: "tool",
+ *     name: "echo",
+ *     tools: [{
+ *       name: "echo",
+ *       description: "Echo the text.",
+ *       parameters: { type: "object", properties: { text: { type: "string" } } },
+ *       execute: (args) => ({ ok: true, output: (args as { text: string }).text }),
+ *     }],
+ *   }],
+ * }, { registries: createRegistries() });
+ * console.log((await host.execute("echo", { text: "hi" })).output); // "hi"
+ * ```
+ *
+ * @module
+ */
+
+import type { ComposedStatus } from "./status.ts";
+import { emptyStatusSnapshot, type StatusSnapshot } from "./status.ts";
+import type { CommandOutcome, CommandTreeNode } from "./command.ts";
+import type { Contribution } from "./capability.ts";
+import type { Dialect, ProviderSettings } from "./dialect.ts";
+import { AmberError } from "./errors.ts";
+import type { Plugin, PluginState } from "./plugin.ts";
+import { createPluginHostApi, type PluginFactory, pluginFromExport } from "./plugin_module.ts";
+import type { PresetEntry } from "./provider.ts";
+import type { Registries } from "./registry.ts";
+import { type Diagnostic, PluginRuntime } from "./runtime.ts";
+import type { HostServices, TodoItem, TodoService } from "./services.ts";
+import type { ToolResult } from "./tool.ts";
+
+/** Options of {@linkcode testPlugin}. */
+export interface TestPluginOptions {
+  /** Fresh registries, e.g. `createRegistries()` from `@amber/registries`. */
+  readonly registries: Registries;
+  /** The plugin's section of config.yaml (`plugins.<id>`), decoded by its schema as usual. */
+  readonly config?: unknown;
+  /** Host services; an in-memory todo list by default, merged under what you pass. */
+  readonly services?: HostServices;
+  /** Plugins the plugin requires; registered and activated before it, part of the baseline. */
+  readonly requires?: readonly Plugin[];
+  /** The workspace root; the current directory by default. */
+  readonly workspace?: string;
+  /** The host version a plugin factory's API reports; `0.0.0-test` by default. */
+  readonly hostVersion?: string;
+  /** How long `initialize` and `shutdown` may take (ms); 5 s by default. */
+  readonly timeoutMs?: number;
+  /** Receives every diagnostic (contained faults) as it happens. */
+  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
+}
+
+/** A provider preset of the plugin, ready for a `ProviderClient`. */
+export interface TestProvider {
+  /** The preset, with `baseUrl` replaced when you gave one. */
+  readonly preset: PresetEntry;
+  /** A fresh dialect of the preset's flavor. */
+  readonly dialect: Dialect;
+  /** The settings to build a client with. */
+  readonly settings: ProviderSettings;
+}
+
+/** The test host {@linkcode testPlugin} returns; `await using` disables and checks it. */
+export interface TestHost extends AsyncDisposable {
+  /** The plugin (a factory's product, when a factory was given). */
+  readonly plugin: Plugin;
+  /** The runtime it runs in. */
+  readonly runtime: PluginRuntime;
+  /** The registries. */
+  readonly registries: Registries;
+  /** The host services the plugin was given. */
+  readonly services: HostServices;
+  /** The plugin's state. */
+  state(): PluginState;
+  /** The plugin's live contributions, oldest first. */
+  contributions(): readonly Contribution[];
+  /** The names of the plugin's tools. */
+  tools(): readonly string[];
+  /** Validates `args` and runs tool `name`; every failure is an error result. */
+  execute(name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult>;
+  /** The status bar `width` cells wide: the plugin's segments (and its requirements'). */
+  status(width?: number, snapshot?: StatusSnapshot): ComposedStatus;
+  /** Panel `id`'s lines at `width`, or undefined when there is no such panel. */
+  panel(id: string, width?: number): readonly string[] | undefined;
+  /** Runs a slash command line such as `/hello greet amber` (the slash is optional). */
+  command(line: string): Promise<CommandOutcome>;
+  /**
+   * Preset `name` with its dialect, for a `ProviderClient`; `baseUrl` points it at a fake
+   * provider. Throws a {@linkcode TestHostError} for an unknown preset.
+   */
+  provider(name: string, settings?: Partial<ProviderSettings>): TestProvider;
+  /** The diagnostics so far. */
+  diagnostics(): readonly Diagnostic[];
+  /**
+   * Switches the plugin off and checks the ledger invariant; throws a
+   * {@linkcode LedgerInvariantError} when something of it is left or something else went.
+   */
+  disable(): Promise<void>;
+  /** Switches it on again; resolves to its state. */
+  enable(): Promise<PluginState>;
+}
+
+/**
+ * The test host could not do what was asked: the plugin did not activate, or a preset is
+ * unknown.
+ *
+ * @example
+ * ```ts
+ * import { TestHostError } from "@amber/core/testing";
+ * console.log(new TestHostError("plugin 'x' failed: boom").name); // "TestHostError"
+ * ```
+ */
+export class TestHostError extends AmberError {
+  /** Creates the error. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "TestHostError";
+  }
+}
+
+/**
+ * Disabling a plugin did not return the registries to their baseline.
+ *
+ * @example
+ * ```ts
+ * import { LedgerInvariantError } from "@amber/core/testing";
+ * const error = new LedgerInvariantError("x", ["tool:x:greet"], []);
+ * console.log(error.message); // "plugin 'x' left the registries changed: left behind tool:x:greet"
+ * ```
+ */
+export class LedgerInvariantError extends AmberError {
+  /** The plugin. */
+  readonly pluginId: string;
+  /** Entries (`registry:owner:id`) still there that were not before. */
+  readonly leftBehind: readonly string[];
+  /** Entries of the baseline that are gone. */
+  readonly missing: readonly string[];
+  /** Creates the error. */
+  constructor(pluginId: string, leftBehind: readonly string[], missing: readonly string[]) {
+    const parts = [
+      ...(leftBehind.length > 0 ? [`left behind ${leftBehind.join(", ")}`] : []),
+      ...(missing.length > 0 ? [`removed ${missing.join(", ")}`] : []),
+    ];
+    super(`plugin '${pluginId}' left the registries changed: ${parts.join("; ")}`);
+    this.name = "LedgerInvariantError";
+    this.pluginId = pluginId;
+    this.leftBehind = leftBehind;
+    this.missing = missing;
+  }
+}
+
+/**
+ * Every registry's entries as sorted `registry:owner:id` strings: what the ledger invariant
+ * compares.
+ *
+ * @example
+ * ```ts
+ * import { registryContents } from "@amber/core/testing";
+ * import { createRegistries } from "@amber/registries";
+ * console.log(registryContents(createRegistries())); // []
+ * ```
+ */
+export function registryContents(registries: Registries): string[] {
+  const out: string[] = [];
+  for (const [kind, registry] of Object.entries(registries)) {
+    for (const entry of (registry as Registries["tool"]).entries()) {
+      out.push(`${kind}:${entry.owner}:${entry.id}`);
+    }
+  }
+  return out.sort();
+}
+
+/**
+ * An in-memory todo list, the test host's default todo service.
+ *
+ * @example
+ * ```ts
+ * import { createTestTodos } from "@amber/core/testing";
+ * const todos = createTestTodos();
+ * todos.write([{ content: "write tests", status: "pending" }]);
+ * console.log(todos.list().length); // 1
+ * ```
+ */
+export function createTestTodos(): TodoService {
+  let items: readonly TodoItem[] = [];
+  return {
+    list: () => items,
+    write(next: readonly TodoItem[]): void {
+      items = Object.freeze(next.map((item) => Object.freeze({ ...item })));
+    },
+  };
+}
+
+/**
+ * Activates one plugin (or the plugin a factory returns, given the host API) in a test host.
+ * Rejects with a {@linkcode TestHostError} naming the reason when it does not activate (after
+ * checking that the failed activation left the registries as they were), or with a
+ * `PluginShapeError` when the value is not a plugin.
+ *
+ * @example
+ * ```ts
+ * import { testPlugin } from "@amber/core/testing";
+ * import { createRegistries } from "@amber/registries";
+ * const host = await testPlugin((api) => ({
+ *   id: "hi",
+ *   version: "1.0.0",
+ *   name: "Hi",
+ *   bound: { commands: api.exact("hi") },
+ *   initialize: () => true,
+ *   shutdown: () => {},
+ *   capabilities: () => [{
+ *     kind: "command",
+ *     name: "hi",
+ *     root: "hi",
+ *     help: "Say hi",
+ *     subtree: {},
+ *     handlers: { "": (arg) => `hi ${arg}` },
+ *   }],
+ * }), { registries: createRegistries() });
+ * console.log(await host.command("/hi there")); // { ok: true, text: "hi there" }
+ * await host.disable(); // throws if anything of the plugin is left
+ * ```
+ */
+export async function testPlugin(
+  plugin: Plugin | PluginFactory,
+  options: TestPluginOptions,
+): Promise<TestHost> {
+  const resolved = await pluginFromExport(
+    plugin,
+    createPluginHostApi(options.hostVersion ?? "0.0.0-test"),
+  );
+  const id = resolved.id;
+  const { registries } = options;
+  const services: HostServices = { todos: createTestTodos(), ...options.services };
+  const runtime = new PluginRuntime({
+    registries,
+    allOn: true,
+    config: { plugins: options.config === undefined ? {} : { [id]: options.config } },
+    workspace: { root: options.workspace ?? Deno.cwd() },
+    host: services,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {}),
+  });
+  for (const requirement of options.requires ?? []) runtime.register(requirement);
+  await runtime.start();
+  for (const requirement of options.requires ?? []) {
+    const state = runtime.state(requirement.id);
+    if (state.status !== "active") {
+      throw new TestHostError(
+        `requirement '${requirement.id}' did not activate: ${describe(state)}`,
+      );
+    }
+  }
+  // The baseline is taken with the requirements up, so only the plugin's own entries count.
+  const baseline = registryContents(registries);
+  runtime.register(resolved);
+  const check = (): void => {
+    const now = registryContents(registries);
+    const leftBehind = now.filter((entry) => !baseline.includes(entry));
+    const missing = baseline.filter((entry) => !now.includes(entry));
+    const ledgered = runtime.ledger.contributions(id).map((c) => `${c.kind}:${id}:${c.name}`);
+    if (leftBehind.length > 0 || missing.length > 0 || ledgered.length > 0) {
+      throw new LedgerInvariantError(id, [...new Set([...leftBehind, ...ledgered])], missing);
+    }
+  };
+  const first = await runtime.setState(id, true);
+  if (first.state.status !== "active") {
+    check();
+    await runtime.stop();
+    throw new TestHostError(`plugin '${id}' did not activate: ${describe(first.state)}`);
+  }
+  let closed = false;
+  const host: TestHost = {
+    plugin: resolved,
+    runtime,
+    registries,
+    services,
+    state: () => runtime.state(id),
+    contributions: () => runtime.ledger.contributions(id),
+    tools: () =>
+      registries.tool.list().filter((entry) => entry.owner === id).map((entry) => entry.tool.name),
+    execute: (name, args, signal) =>
+      registries.tool.execute(name, args, { signal: signal ?? new AbortController().signal }),
+    status: (width = 80, snapshot) =>
+      registries.status.compose(width, snapshot ?? emptyStatusSnapshot()),
+    panel: (panelId, width = 80) => registries.panel.render(panelId, width),
+    command: (line) => dispatchLine(registries, line),
+    provider: (name, settings = {}) => {
+      const preset = registries.provider.preset(name);
+      if (preset === undefined) {
+        const known = registries.provider.presets().map((p) => p.name).join(", ") || "(none)";
+        throw new TestHostError(`unknown preset '${name}'; presets: ${known}`);
+      }
+      const dialect = registries.provider.resolveFlavor(preset.flavor).dialect();
+      const baseUrl = settings.baseUrl ?? preset.baseUrl;
+      return {
+        preset: { ...preset, baseUrl },
+        dialect,
+        settings: {
+          baseUrl,
+          ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+        },
+      };
+    },
+    diagnostics: () => runtime.diagnostics(),
+    async disable(): Promise<void> {
+      await runtime.setState(id, false);
+      check();
+    },
+    async enable(): Promise<PluginState> {
+      return (await runtime.setState(id, true)).state;
+    },
+    async [Symbol.asyncDispose](): Promise<void> {
+      if (closed) return;
+      closed = true;
+      try {
+        if (runtime.state(id).status === "active") await host.disable();
+      } finally {
+        await runtime.stop();
+      }
+    },
+  };
+  return host;
+}
+
+function describe(state: PluginState): string {
+  return state.status === "failed" || state.status === "blocked"
+    ? `${state.status}: ${state.reason}`
+    : state.status;
+}
+
+// The words of a slash command line walked down the command tree as far as they name nodes;
+// what is left is the argument, as `amber cmd` and the TUI read a line.
+function dispatchLine(registries: Registries, line: string): Promise<CommandOutcome> {
+  const words = line.trim().replace(/^\//, "").split(/\s+/).filter((word) => word !== "");
+  const [rootWord, ...rest] = words;
+  const roots = registries.command.tree();
+  const root = roots.find((r) => r.name === rootWord);
+  if (root === undefined) {
+    const names = roots.map((r) => r.name).join(", ") || "(none)";
+    return Promise.resolve({
+      ok: false,
+      error: `unknown command root '${rootWord ?? ""}'; roots: ${names}`,
+    });
+  }
+  let node: CommandTreeNode = root;
+  const path: string[] = [];
+  let i = 0;
+  for (; i < rest.length; i++) {
+    const child: CommandTreeNode | undefined = node.children.find((c) => c.name === rest[i]);
+    if (child === undefined) break;
+    path.push(child.name);
+    node = child;
+  }
+  return registries.command.dispatch(root.name, path, rest.slice(i).join(" "));
+}
