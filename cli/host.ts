@@ -25,6 +25,7 @@ import { createRegistries } from "@amber/registries";
 import { loadConfigFile } from "./config_file.ts";
 import { createJobService } from "./jobs.ts";
 import { createTodoService } from "./todos.ts";
+import { registerThirdPartyPlugins } from "./third_party.ts";
 import { describeState, pluginConsoleLines } from "./plugin_console.ts";
 import {
   accountSettings,
@@ -41,6 +42,11 @@ export interface HostOptions {
   readonly workspace?: string;
   /** The plugins; the bundled ones by default. */
   readonly plugins?: readonly Plugin[];
+  /**
+   * Whether the third-party plugins recorded in `plugins.lock.json` are loaded after them
+   * (see `amber plugins add`); true by default.
+   */
+  readonly thirdParty?: boolean;
   /** Receives diagnostics (contained plugin faults, corrupt files). */
   readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
   /** The sub-agent service, for a host that runs agents (`amber run`); absent otherwise. */
@@ -154,7 +160,8 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   installCoreContributions(runtime);
   const plugins = options.plugins ?? makeBundledPlugins();
   for (const plugin of plugins) runtime.register(plugin);
-  claimFlavors(registries, plugins);
+  const added = options.thirdParty === false ? [] : await registerThirdPartyPlugins(runtime, dir);
+  claimFlavors(registries, [...plugins, ...added]);
   await runtime.start();
   return {
     runtime,

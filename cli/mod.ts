@@ -14,8 +14,19 @@
  */
 
 export { COMMANDS, main, type MainOptions } from "./app.ts";
-export type { CliCommand, CommandContext, Io } from "./command.ts";
+export type { CliCommand, CommandContext, HostExtras, Io } from "./command.ts";
 export { checkConfig, type ConfigCheck } from "./config_check.ts";
 export { ConfigFileError, type ConfigRead, loadConfigFile, readConfigFile } from "./config_file.ts";
 export { type Host, type HostOptions, openHost } from "./host.ts";
+export {
+  accountSettings,
+  type EnvReader,
+  MissingKeyError,
+  type ProviderHost,
+  type ProviderOverrides,
+  requireKey,
+  type ResolvedProvider,
+  resolveProvider,
+  UnknownProviderError,
+} from "./provider_settings.ts";
 export { VERSION } from "./version.ts";

@@ -85,6 +85,27 @@ export function groupByCategory(
     .map((category) => ({ category, plugins: groups.get(category)! }));
 }
 
+/** Options of {@linkcode pluginConsoleLines}. */
+export interface ConsoleLineOptions {
+  /** Ends each line with the plugin's source ({@linkcode describeSource}). */
+  readonly source?: boolean;
+}
+
+/**
+ * Where a plugin came from: `bundled` for one built into the host, else the path or the
+ * `npm:`/`jsr:` specifier it was added from.
+ *
+ * @example
+ * ```ts
+ * import { describeSource } from "@amber/cli/console";
+ * console.log(describeSource({ source: "npm:amber-greeter" } as never)); // "npm:amber-greeter"
+ * console.log(describeSource({} as never)); // "bundled"
+ * ```
+ */
+export function describeSource(view: PluginRecordView): string {
+  return view.source ?? "bundled";
+}
+
 /**
  * The console's lines for a width.
  *
@@ -94,18 +115,30 @@ export function groupByCategory(
  * console.log(pluginConsoleLines([], 80)); // [ "(no plugins)" ]
  * ```
  */
-export function pluginConsoleLines(plugins: readonly PluginRecordView[], width: number): string[] {
+export function pluginConsoleLines(
+  plugins: readonly PluginRecordView[],
+  width: number,
+  options: ConsoleLineOptions = {},
+): string[] {
   if (plugins.length === 0) return ["(no plugins)"];
   const lines: string[] = [];
   const idWidth = Math.max(...plugins.map((p) => p.plugin.id.length));
   const nameWidth = Math.max(...plugins.map((p) => p.plugin.name.length));
   const versionWidth = Math.max(...plugins.map((p) => p.plugin.version.length));
+  const contributionWidth = options.source
+    ? Math.max(...plugins.map((p) => describeContributions(p.contributions).length))
+    : 0;
   for (const group of groupByCategory(plugins)) {
     lines.push(group.category);
     for (const view of group.plugins) {
+      const contributions = describeContributions(view.contributions);
       const line = `  ${view.plugin.id.padEnd(idWidth)}  ${view.plugin.name.padEnd(nameWidth)}  ${
         view.plugin.version.padEnd(versionWidth)
-      }  ${describeState(view.state).padEnd(8)}  ${describeContributions(view.contributions)}`;
+      }  ${describeState(view.state).padEnd(8)}  ${
+        options.source
+          ? `${contributions.padEnd(contributionWidth)}  ${describeSource(view)}`
+          : contributions
+      }`;
       lines.push(line.length > width ? `${line.slice(0, Math.max(0, width - 1))}…` : line);
     }
   }

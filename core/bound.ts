@@ -179,6 +179,7 @@ const FLAVOR_PREFIX = "flavor:";
  * ```
  */
 export function axisOf(kind: Exclude<CapabilityKind, "hook">, id: string): BoundAxis;
+/** Any kind: a hook's axis is its point list, `phaseHooks`. */
 export function axisOf(kind: CapabilityKind, id: string): BoundAxis | "phaseHooks";
 export function axisOf(kind: CapabilityKind, id: string): BoundAxis | "phaseHooks" {
   switch (kind) {

@@ -35,6 +35,7 @@ export * from "./services.ts";
 export * from "./status.ts";
 export * from "./tool.ts";
 export * from "./transcript.ts";
+export * from "./ui.ts";
 export * from "./wallet.ts";
 export * from "./plugin_config.ts";
 export * from "./plugin_module.ts";

@@ -8,6 +8,7 @@
 import type { AmberConfig } from "./config.ts";
 import type { PluginEvents } from "./events.ts";
 import type { ToolView } from "./tool.ts";
+import type { UiService } from "./ui.ts";
 
 /** The workspace the agent works in. */
 export interface Workspace {
@@ -74,6 +75,8 @@ export interface HostServices {
   readonly subagents?: SubagentService;
   /** Aborted when the user cancels. */
   readonly signal?: AbortSignal;
+  /** Questions to and notices for the user; a headless host's refuses every question. */
+  readonly ui?: UiService;
 }
 
 /**

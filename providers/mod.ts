@@ -26,6 +26,8 @@ export {
   type ClientOptions,
   ProviderClient,
   ProviderError,
+  type ProviderErrorDetails,
+  type RetryInfo,
   type RetryPolicy,
   type StreamOutcome,
 } from "./client.ts";

@@ -427,3 +427,48 @@ export function truncateToCells(text: string, cells: number, ellipsis: string = 
   }
   return text.slice(0, end).trimEnd() + ellipsis;
 }
+
+/**
+ * Walks `text` one terminal cell cluster at a time: a character with every zero-width mark,
+ * joiner, joined emoji, skin tone, variation selector or second flag half that renders inside
+ * it, and the cells the cluster takes (0, 1 or 2). Zero-width code points with nothing before
+ * them form a cluster of width 0. A renderer that places text cell by cell uses this, so a cell
+ * never holds half a character and wide characters take exactly the cells `cellWidth` counts.
+ *
+ * @example
+ * ```ts
+ * import { forEachCluster } from "./_cell_width.ts";
+ * const cells: string[] = [];
+ * forEachCluster("a中e\u0301👍🏽", (cluster, width) => cells.push(`${cluster}:${width}`));
+ * console.log(cells); // [ "a:1", "中:2", "é:1", "👍🏽:2" ]
+ * ```
+ */
+export function forEachCluster(
+  text: string,
+  visit: (cluster: string, width: number) => void,
+): void {
+  const cursor: Cursor = { last: 0, joiner: false, flagOpen: false };
+  let start = 0;
+  let width = 0;
+  let open = false;
+  for (let index = 0; index < text.length;) {
+    const codePoint = text.codePointAt(index)!;
+    const next = index + (codePoint > 0xffff ? 2 : 1);
+    const added = advance(cursor, codePoint);
+    // VS16 widens the cluster it follows instead of starting one.
+    if (added > 0 && codePoint !== 0xfe0f) {
+      if (open) visit(text.slice(start, index), width);
+      start = index;
+      width = added;
+      open = true;
+    } else if (open) {
+      width += added;
+    } else {
+      start = index;
+      width = added;
+      open = true;
+    }
+    index = next;
+  }
+  if (open) visit(text.slice(start), width);
+}

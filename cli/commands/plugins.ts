@@ -1,5 +1,5 @@
 /**
- * `amber plugins list|info|enable|disable|graph`.
+ * `amber plugins list|info|enable|disable|graph|add|remove`.
  *
  * @module
  */
@@ -12,9 +12,11 @@ import {
   describeContributions,
   describeRequires,
   describeSchema,
+  describeSource,
   describeState,
   pluginConsoleLines,
 } from "../plugin_console.ts";
+import { addPlugin, removePlugin } from "./plugins_add.ts";
 
 /** `amber plugins`. */
 export const pluginsCommand: CliCommand = {
@@ -24,20 +26,29 @@ export const pluginsCommand: CliCommand = {
                                   config schema, contributions
   plugins enable|disable <id>     switch a plugin on or off (persisted); --cascade also
                                   switches off the active plugins that require it
-  plugins graph                   the activation order, with each plugin's requirements`,
+  plugins graph                   the activation order, with each plugin's requirements
+  plugins add <spec>              add a third-party plugin: a .ts/.js file or a directory,
+                                  npm:<pkg>[@range] or jsr:@scope/pkg; records its sha256 in
+                                  plugins.lock.json (again: accept a changed source)
+  plugins remove <id>             drop an added plugin (its plugin.conf stays)`,
   flags: ["cascade"],
   run: plugins,
 };
 
 async function plugins(context: CommandContext): Promise<number> {
   const { io } = context;
+  // Before the host opens: adding a plugin must not run the recorded ones first.
+  if (context.words[0] === "add") return await addPlugin(context);
+  if (context.words[0] === "remove") return await removePlugin(context);
   const host = await context.host();
   const cascade = context.parsed.switches.has("cascade");
   const [verb, id, ...extra] = context.words;
-  const verbs = ["list", "info", "enable", "disable", "graph"];
+  const verbs = ["list", "info", "enable", "disable", "graph", "add", "remove"];
   if (verb === undefined || verb === "list") {
     if (id !== undefined) throw new UsageError("plugins list takes no arguments");
-    io.out(pluginConsoleLines(host.runtime.list(), Number.MAX_SAFE_INTEGER).join("\n"));
+    io.out(
+      pluginConsoleLines(host.runtime.list(), Number.MAX_SAFE_INTEGER, { source: true }).join("\n"),
+    );
     return 0;
   }
   if (!verbs.includes(verb)) {
@@ -58,6 +69,7 @@ async function plugins(context: CommandContext): Promise<number> {
       `${plugin.id} ${plugin.version}: ${plugin.name}`,
       ...(plugin.description ? [`  ${plugin.description}`] : []),
       `  category: ${plugin.category?.trim() || "other"}`,
+      `  source: ${describeSource(info)}`,
       `  state: ${describeState(info.state)}`,
       `  requires: ${describeRequires(plugin)}`,
       `  bound: ${describeBound(plugin.bound)}`,

@@ -24,7 +24,14 @@ function command(
 ) {
   return new Deno.Command(Deno.execPath(), {
     args: ["run", ...PERMISSIONS, MAIN, ...args],
-    env: { AMBER_CONFIG_DIR: configDir, NO_COLOR: "1", OPENAI_API_KEY: "sk-test-key-1234", ...env },
+    // INIT_CWD is how `deno task` tells amber where the user started; the test's workspace is it.
+    env: {
+      AMBER_CONFIG_DIR: configDir,
+      INIT_CWD: workspace,
+      NO_COLOR: "1",
+      OPENAI_API_KEY: "sk-test-key-1234",
+      ...env,
+    },
     cwd: workspace,
     stdin: "null",
     stdout: "piped",

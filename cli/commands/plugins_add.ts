@@ -1,0 +1,89 @@
+/**
+ * `amber plugins add <spec>` and `amber plugins remove <id>`: the third-party plugin verbs of
+ * `amber plugins`. They work on the lock file before any host opens, so adding a plugin again
+ * to accept a changed source never runs the refused one first.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { configDir as defaultConfigDir } from "@amber/core";
+import { UsageError } from "../args.ts";
+import type { CommandContext } from "../command.ts";
+import { describeContributions, describeState } from "../plugin_console.ts";
+import { addThirdPartyPlugin, removeThirdPartyPlugin } from "../third_party.ts";
+
+/**
+ * `amber plugins add <spec>`: records the plugin, then starts the host with it and reports its
+ * state. Exits 1 when it was recorded but failed to activate (the reason says why).
+ *
+ * @example
+ * ```ts ignore
+ * const code = await addPlugin(context); // context.words: ["add", "./greeter/mod.ts"]
+ * ```
+ */
+export async function addPlugin(context: CommandContext): Promise<number> {
+  const [, spec, ...extra] = context.words;
+  if (spec === undefined || extra.length > 0) {
+    throw new UsageError("usage: amber plugins add <path.ts|path.js|dir|npm:pkg|jsr:@scope/pkg>");
+  }
+  const dir = configDirOf(context);
+  const { entry, previous, path } = await addThirdPartyPlugin(dir, spec, {
+    cwd: shellCwd(),
+    bundledIds: context.plugins().map((plugin) => plugin.id),
+  });
+  const how = previous === undefined
+    ? "added"
+    : previous.sha256 === entry.sha256
+    ? "added again (unchanged)"
+    : "accepted again (its source changed)";
+  const { io } = context;
+  io.out(`${entry.id} ${entry.version}: ${entry.name}, ${how} from ${entry.spec}`);
+  io.out(`  sha256 ${entry.sha256} of ${entry.resolved}`);
+  io.out(`  recorded in ${path}`);
+  const host = await context.host();
+  const info = host.runtime.info(entry.id);
+  io.out(`  state: ${describeState(info.state)} (${describeContributions(info.contributions)})`);
+  return info.state.status === "failed" ? 1 : 0;
+}
+
+/**
+ * `amber plugins remove <id>`: drops the lock entry of an added plugin. Its `plugin.conf` is
+ * left as it is (adding it again finds it on or off as it was); a bundled plugin is refused.
+ *
+ * @example
+ * ```ts ignore
+ * const code = await removePlugin(context); // context.words: ["remove", "greeter"]
+ * ```
+ */
+export async function removePlugin(context: CommandContext): Promise<number> {
+  const [, id, ...extra] = context.words;
+  if (id === undefined || extra.length > 0) {
+    throw new UsageError("usage: amber plugins remove <id>");
+  }
+  const dir = configDirOf(context);
+  const { entry, path } = await removeThirdPartyPlugin(
+    dir,
+    id,
+    context.plugins().map((plugin) => plugin.id),
+  );
+  context.io.out(`${entry.id}: removed from ${path} (it was added from ${entry.spec})`);
+  context.io.out(
+    `  its state file ${join(dir, "plugins", entry.id, "plugin.conf")}, if any, is left as it is`,
+  );
+  return 0;
+}
+
+function configDirOf(context: CommandContext): string {
+  return context.configDir ?? defaultConfigDir(Deno.env.toObject());
+}
+
+// A relative path on the command line means the shell's directory; `deno task` runs in the
+// project's and says where the user was in INIT_CWD.
+function shellCwd(): string {
+  try {
+    return Deno.env.get("INIT_CWD") ?? Deno.cwd();
+  } catch {
+    return Deno.cwd();
+  }
+}
