@@ -14,6 +14,7 @@ import { cmdCommand } from "./commands/cmd.ts";
 import { demoCommand } from "./commands/demo.ts";
 import { configCommand } from "./commands/config.ts";
 import { panelCommand, statusCommand } from "./commands/panel.ts";
+import { pluginCommand } from "./commands/plugin_new.ts";
 import { pluginsCommand } from "./commands/plugins.ts";
 import { runCommand } from "./commands/run.ts";
 import { sessionsCommand } from "./commands/sessions.ts";
@@ -39,6 +40,7 @@ export const COMMANDS: readonly CliCommand[] = [
   runCommand,
   sessionsCommand,
   pluginsCommand,
+  pluginCommand,
   configCommand,
   toolsCommand,
   cmdCommand,

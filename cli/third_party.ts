@@ -187,7 +187,9 @@ export function pluginLockPath(configDir: string): string {
  * @example
  * ```ts
  * import { readPluginLock } from "@amber/cli/third-party";
- * console.log((await readPluginLock(await Deno.makeTempDir())).plugins); // []
+ * const dir = await Deno.makeTempDir();
+ * console.log((await readPluginLock(dir)).plugins); // []
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function readPluginLock(configDir: string): Promise<PluginLock> {
@@ -225,8 +227,10 @@ export async function readPluginLock(configDir: string): Promise<PluginLock> {
  * @example
  * ```ts
  * import { writePluginLock } from "@amber/cli/third-party";
- * const path = await writePluginLock(await Deno.makeTempDir(), { version: 1, plugins: [] });
+ * const dir = await Deno.makeTempDir();
+ * const path = await writePluginLock(dir, { version: 1, plugins: [] });
  * console.log(path.endsWith("plugins.lock.json")); // true
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function writePluginLock(configDir: string, lock: PluginLock): Promise<string> {
@@ -272,6 +276,7 @@ export interface LoadOptions {
  * );
  * const loaded = await loadThirdPartyPlugin(`${dir}/mod.js`);
  * console.log(loaded.plugin.id, loaded.kind, loaded.sha256.length); // tiny file 64
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function loadThirdPartyPlugin(
@@ -346,6 +351,7 @@ export interface AddOptions {
  * );
  * const { entry } = await addThirdPartyPlugin(dir, `${dir}/mod.js`, { bundledIds: ["hello"] });
  * console.log(entry.id, entry.kind); // tiny file
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function addThirdPartyPlugin(
@@ -411,6 +417,7 @@ export interface RemoveResult {
  * const dir = await Deno.makeTempDir();
  * await removeThirdPartyPlugin(dir, "hello", ["hello"]).catch((e) => console.log(e.name));
  * // ThirdPartyPluginError
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function removeThirdPartyPlugin(
@@ -449,7 +456,9 @@ export async function removeThirdPartyPlugin(
  * import { createRegistries } from "@amber/registries";
  * import { registerThirdPartyPlugins } from "@amber/cli/third-party";
  * const runtime = new PluginRuntime({ registries: createRegistries() });
- * console.log(await registerThirdPartyPlugins(runtime, await Deno.makeTempDir())); // []
+ * const dir = await Deno.makeTempDir();
+ * console.log(await registerThirdPartyPlugins(runtime, dir)); // []
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function registerThirdPartyPlugins(

@@ -36,17 +36,7 @@ export function installCapabilities(
   const problem = checkShape(capabilities);
   if (problem !== undefined) return { ok: false, reason: problem };
   const contributions: Contribution[] = [];
-  const declined: { name: string; reason: string }[] = [];
-  const undo = (reason: string, failure?: ResolutionError): InstallOutcome => {
-    for (let i = contributions.length - 1; i >= 0; i--) {
-      try {
-        contributions[i].remove();
-      } catch {
-        // The runtime sweeps the owner's registries after a failed activation.
-      }
-    }
-    return { ok: false, reason, failure };
-  };
+  let declined: { name: string; reason: string }[] | undefined;
   for (let i = 0; i < capabilities.length; i++) {
     const capability = capabilities[i];
     const kind: CapabilityKind = capability.kind;
@@ -55,10 +45,10 @@ export function installCapabilities(
     try {
       result = registry.install(owner, capability, services);
     } catch (error) {
-      return undo(`${label(capability)} failed: ${describeError(error)}`);
+      return undo(contributions, `${label(capability)} failed: ${describeError(error)}`);
     }
     if (result.status === "declined") {
-      declined.push({ name: capability.name, reason: result.reason });
+      (declined ??= []).push({ name: capability.name, reason: result.reason });
       continue;
     }
     if (result.status === "failed") {
@@ -71,20 +61,39 @@ export function installCapabilities(
         axis: axisOf(kind, conflict.id),
         id: boundId(kind, conflict.id),
       });
-      return undo(reason, failure);
+      return undo(contributions, reason, failure);
     }
     const contribution = result.contribution;
     contributions.push(contribution);
     if (contribution.kind !== kind) {
-      return undo(`${label(capability)} installed a '${contribution.kind}' contribution`);
+      return undo(
+        contributions,
+        `${label(capability)} installed a '${contribution.kind}' contribution`,
+      );
     }
     const point = kind === "hook" ? (capability as { point: PhaseHookPoint }).point : undefined;
     if (!withinBound(bound, kind, contribution.ids, point)) {
       const violation = enforceBound(owner, bound, [{ kind, ids: contribution.ids, point }])[0];
-      return undo(`${label(capability)}: ${violation.message}`, violation);
+      return undo(contributions, `${label(capability)}: ${violation.message}`, violation);
     }
   }
-  return { ok: true, contributions, declined };
+  return { ok: true, contributions, declined: declined ?? [] };
+}
+
+// Takes back, newest first, what this call installed.
+function undo(
+  contributions: readonly Contribution[],
+  reason: string,
+  failure?: ResolutionError,
+): InstallOutcome {
+  for (let i = contributions.length - 1; i >= 0; i--) {
+    try {
+      contributions[i].remove();
+    } catch {
+      // The runtime sweeps the owner's registries after a failed activation.
+    }
+  }
+  return { ok: false, reason, failure };
 }
 
 // The fast check that runs for every contribution; the descriptive one runs only on failure.

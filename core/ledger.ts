@@ -38,6 +38,17 @@ export class PluginLedger {
     else list.push(contribution);
   }
 
+  /**
+   * Records several contributions against `pluginId` at once, in order: what one activation
+   * installed. The array is taken over, not copied.
+   */
+  recordAll(pluginId: string, contributions: Contribution[]): void {
+    if (contributions.length === 0) return;
+    const list = this.#entries.get(pluginId);
+    if (list === undefined) this.#entries.set(pluginId, contributions);
+    else for (let i = 0; i < contributions.length; i++) list.push(contributions[i]);
+  }
+
   /** Drops `contribution` from the record without calling its `remove` (it removed itself). */
   forget(pluginId: string, contribution: Contribution): void {
     const list = this.#entries.get(pluginId);

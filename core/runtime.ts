@@ -188,7 +188,7 @@ interface PluginRecord {
   state: PluginState;
   // What the user wants: plugin.conf, the default, or the last setState.
   on: boolean;
-  declined: { name: string; reason: string }[];
+  declined: readonly { name: string; reason: string }[];
   failures: readonly ResolutionError[];
   // The scope of the current activation; closed when the plugin goes off, so a context the
   // plugin kept can no longer subscribe to anything.
@@ -214,6 +214,10 @@ const REGISTERED: PluginState = Object.freeze({ status: "registered" });
 const ACTIVE: PluginState = Object.freeze({ status: "active" });
 const DISABLED: PluginState = Object.freeze({ status: "disabled" });
 const MAX_DIAGNOSTICS = 200;
+// Shared empty lists: most plugins decline and fail nothing, and a thousand activations should
+// not allocate a thousand empty arrays.
+const NO_FAILURES: readonly ResolutionError[] = Object.freeze([]);
+const NOTHING_DECLINED: readonly { name: string; reason: string }[] = Object.freeze([]);
 const ANY_VERSION = (range: string): boolean => range === "*" || range === "";
 
 /**
@@ -593,7 +597,7 @@ export class PluginRuntime {
       }
       if (!on) {
         record.state = DISABLED;
-        record.failures = [];
+        record.failures = NO_FAILURES;
       }
       // Whatever was waiting on this plugin (or on something it unblocks) gets its chance now.
       for (const other of this.#resolveOrder()) {
@@ -689,7 +693,8 @@ export class PluginRuntime {
   stop(): Promise<void> {
     return this.#serial(async () => {
       const order = this.#order ?? this.ids();
-      const rest = this.ids().filter((id) => !order.includes(id));
+      const ordered = new Set(order);
+      const rest = this.ids().filter((id) => !ordered.has(id));
       for (const id of [...order, ...rest].reverse()) {
         const record = this.#records.get(id)!;
         if (record.state.status === "active") {
@@ -697,7 +702,7 @@ export class PluginRuntime {
           if (pending !== undefined) await pending;
         }
         record.state = REGISTERED;
-        record.failures = [];
+        record.failures = NO_FAILURES;
       }
     });
   }
@@ -723,7 +728,7 @@ export class PluginRuntime {
   // semver is loaded only when some plugin asks for a version range, so a harness without
   // ranges never pays for it.
   async #loadSemver(): Promise<void> {
-    if (this.#satisfies !== undefined) return;
+    if (this.#satisfies !== undefined || this.#order !== undefined) return;
     const needed = [...this.#records.values()].some((record) =>
       Object.values(record.plugin.requires ?? {}).some((range) => !ANY_VERSION(range))
     );
@@ -841,8 +846,8 @@ export class PluginRuntime {
   #activate(record: PluginRecord): Promise<void> | void {
     const { plugin } = record;
     const id = plugin.id;
-    record.declined = [];
-    record.failures = [];
+    record.declined = NOTHING_DECLINED;
+    record.failures = NO_FAILURES;
     const scope = new PluginScope(id, this.#scopeHost);
     record.scope = scope;
     let ready: unknown;
@@ -891,7 +896,8 @@ export class PluginRuntime {
       );
     }
     const contributions = outcome.contributions;
-    for (let i = 0; i < contributions.length; i++) this.ledger.record(id, contributions[i]);
+    // The record keeps its own list: the ledger takes over the array it is given.
+    this.ledger.recordAll(id, contributions.slice());
     record.capabilities = capabilities;
     record.installed = contributions;
     record.declined = outcome.declined;

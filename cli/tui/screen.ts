@@ -1,0 +1,271 @@
+/**
+ * The screen: a grid of cells the TUI composes each frame into, and the diff renderer that turns
+ * a frame into the fewest escape sequences that bring the terminal from the last frame to this
+ * one. Only cells that changed are written; a streamed token costs the cells it adds, a cursor
+ * move and a few bytes of framing, never a repaint.
+ *
+ * A cell holds one cluster (a character with its combining marks, or one emoji sequence) and a
+ * packed style. A wide cluster takes its cell and the next, which holds `""` (a continuation) so
+ * the grid always says exactly which terminal columns are covered.
+ *
+ * @module
+ */
+
+import { forEachCluster } from "@amber/registries/cells";
+import type { Span, StyledLine } from "./lines.ts";
+import { sanitize } from "./lines.ts";
+import { sgr, type Style } from "./style.ts";
+
+/** Where rendered frames go. */
+export interface Sink {
+  /** Writes escape sequences and text to the terminal. */
+  write(text: string): void;
+}
+
+const CONTINUATION = "";
+const BLANK = " ";
+
+/**
+ * A double-buffered cell grid. Compose a frame with `clear`, `write`, `writeLine` and
+ * `setCursor`, then `render()` returns what to send to the terminal: nothing when nothing
+ * changed.
+ *
+ * @example
+ * ```ts
+ * import { Screen } from "./screen.ts";
+ * const screen = new Screen(10, 2);
+ * screen.write(0, 0, "hello", 0);
+ * const first = screen.render();
+ * screen.clear();
+ * screen.write(0, 0, "help!", 0);
+ * const second = screen.render();
+ * console.log(first.includes("hello"), JSON.stringify(second.replace(/\x1b\[\?\d+[hl]/g, "")));
+ * // true "\u001b[1;4Hp!"
+ * ```
+ */
+export class Screen {
+  #width: number;
+  #height: number;
+  #chars: string[];
+  #styles: Uint32Array;
+  #frontChars: string[];
+  #frontStyles: Uint32Array;
+  // False until the terminal is known to match the front buffer (at start and after a resize).
+  #valid = false;
+  #cursorRow = 0;
+  #cursorCol = 0;
+  #cursorVisible = false;
+  #shownCursor: boolean | undefined;
+  #color: boolean;
+
+  /** Creates a `width` x `height` screen; `color` false drops colours (NO_COLOR). */
+  constructor(width: number, height: number, color: boolean = true) {
+    this.#width = Math.max(1, width);
+    this.#height = Math.max(1, height);
+    this.#color = color;
+    const size = this.#width * this.#height;
+    this.#chars = new Array<string>(size).fill(BLANK);
+    this.#styles = new Uint32Array(size);
+    this.#frontChars = new Array<string>(size).fill(BLANK);
+    this.#frontStyles = new Uint32Array(size);
+  }
+
+  /** Columns. */
+  get width(): number {
+    return this.#width;
+  }
+
+  /** Rows. */
+  get height(): number {
+    return this.#height;
+  }
+
+  /**
+   * Changes the size. The terminal reflows or clears its contents on a resize, so the next
+   * render repaints every cell.
+   */
+  resize(width: number, height: number): void {
+    width = Math.max(1, width);
+    height = Math.max(1, height);
+    if (width === this.#width && height === this.#height) {
+      this.invalidate();
+      return;
+    }
+    this.#width = width;
+    this.#height = height;
+    const size = width * height;
+    this.#chars = new Array<string>(size).fill(BLANK);
+    this.#styles = new Uint32Array(size);
+    this.#frontChars = new Array<string>(size).fill(BLANK);
+    this.#frontStyles = new Uint32Array(size);
+    this.invalidate();
+  }
+
+  /** Forgets what the terminal shows: the next render clears it and paints every cell. */
+  invalidate(): void {
+    this.#valid = false;
+    this.#shownCursor = undefined;
+  }
+
+  /** Blanks the frame being composed. */
+  clear(): void {
+    this.#chars.fill(BLANK);
+    this.#styles.fill(0);
+  }
+
+  /**
+   * Writes `text` at (`row`, `col`) in `style`, clipped at column `limit` (the width by default);
+   * returns the column after it. A wide cluster that would straddle the limit is left out and
+   * its cell blanked. Control characters are never written.
+   */
+  write(row: number, col: number, text: string, style: Style, limit: number = this.#width): number {
+    if (row < 0 || row >= this.#height) return col;
+    const end = Math.min(limit, this.#width);
+    const base = row * this.#width;
+    let ascii = true;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code < 0x20 || code > 0x7e) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) {
+      for (let i = 0; i < text.length && col < end; i++, col++) {
+        this.#put(base, col, text[i], 1, style);
+      }
+      return col;
+    }
+    let stopped = false;
+    forEachCluster(sanitize(text), (cluster, width) => {
+      if (stopped) return;
+      if (width === 0) return; // a mark with nothing to sit on
+      if (col + width > end) {
+        if (col < end) this.#put(base, col, BLANK, 1, style);
+        stopped = true;
+        return;
+      }
+      this.#put(base, col, cluster, width, style);
+      col += width;
+    });
+    return stopped ? end : col;
+  }
+
+  /** Writes a styled line at (`row`, `col`); returns the column after it. */
+  writeLine(row: number, col: number, line: StyledLine, limit: number = this.#width): number {
+    for (const span of line as readonly Span[]) {
+      col = this.write(row, col, span.text, span.style, limit);
+      if (col >= limit) break;
+    }
+    return col;
+  }
+
+  /** Fills `count` cells from (`row`, `col`) with `char` (one narrow character). */
+  fill(row: number, col: number, count: number, char: string, style: Style): void {
+    if (row < 0 || row >= this.#height) return;
+    const base = row * this.#width;
+    const end = Math.min(this.#width, col + count);
+    for (let c = Math.max(0, col); c < end; c++) this.#put(base, c, char, 1, style);
+  }
+
+  /** Where the terminal's cursor goes after the frame, and whether it shows. */
+  setCursor(row: number, col: number, visible: boolean): void {
+    this.#cursorRow = Math.max(0, Math.min(this.#height - 1, row));
+    this.#cursorCol = Math.max(0, Math.min(this.#width - 1, col));
+    this.#cursorVisible = visible;
+  }
+
+  /** The composed row as plain text (tests, benchmarks). */
+  rowText(row: number): string {
+    let text = "";
+    const base = row * this.#width;
+    for (let c = 0; c < this.#width; c++) text += this.#chars[base + c];
+    return text;
+  }
+
+  /**
+   * The escape sequences that make the terminal show the composed frame, given it shows the
+   * last one rendered: the changed cells only, each run reached with one cursor move, styles set
+   * only when they change. Wrapped in a synchronized update so a terminal that supports it
+   * paints the frame at once. Returns "" when nothing changed.
+   */
+  render(): string {
+    const width = this.#width;
+    const chars = this.#chars;
+    const styles = this.#styles;
+    const front = this.#frontChars;
+    const frontStyles = this.#frontStyles;
+    let out = "";
+    if (!this.#valid) {
+      // Clear to the default look, then only non-blank cells differ from the front.
+      out += "\x1b[0m\x1b[2J";
+      front.fill(BLANK);
+      frontStyles.fill(0);
+      this.#valid = true;
+    }
+    let style = -1;
+    let atRow = -1;
+    let atCol = -1;
+    for (let row = 0; row < this.#height; row++) {
+      const base = row * width;
+      for (let col = 0; col < width; col++) {
+        const i = base + col;
+        const char = chars[i];
+        if (char === CONTINUATION) continue;
+        if (char === front[i] && styles[i] === frontStyles[i]) continue;
+        if (atRow !== row || atCol !== col) {
+          out += atRow === row && col > atCol && col - atCol < 4
+            ? `\x1b[${col - atCol}C`
+            : `\x1b[${row + 1};${col + 1}H`;
+        }
+        if (styles[i] !== style) {
+          style = styles[i];
+          out += sgr(style, this.#color);
+        }
+        out += char;
+        const cells = col + 1 < width && chars[i + 1] === CONTINUATION ? 2 : 1;
+        atRow = row;
+        atCol = col + cells;
+        // Past the last column the terminal's cursor waits to wrap: its position is unknown.
+        if (atCol >= width) atRow = -1;
+      }
+    }
+    const moved = out !== "";
+    if (moved && style !== 0) out += "\x1b[0m";
+    if (this.#cursorVisible) {
+      if (moved || this.#shownCursor !== true) {
+        out += `\x1b[${this.#cursorRow + 1};${this.#cursorCol + 1}H`;
+      }
+      if (this.#shownCursor !== true) out += "\x1b[?25h";
+    } else if (this.#shownCursor !== false) {
+      out += "\x1b[?25l";
+    }
+    this.#shownCursor = this.#cursorVisible;
+    // The frame just drawn is now the terminal's. Copied rather than swapped, so a caller may
+    // keep composing on top of the last frame instead of clearing it.
+    for (let i = 0; i < chars.length; i++) front[i] = chars[i];
+    frontStyles.set(styles);
+    if (out === "") return "";
+    // Hide the cursor while cells change so it never flickers across the screen.
+    const hide = this.#cursorVisible && moved ? "\x1b[?25l" : "";
+    const show = this.#cursorVisible && moved ? "\x1b[?25h" : "";
+    return `\x1b[?2026h${hide}${out}${show}\x1b[?2026l`;
+  }
+
+  // Places one cluster, repairing any wide cluster it cuts in half.
+  #put(base: number, col: number, char: string, width: number, style: Style): void {
+    const chars = this.#chars;
+    const i = base + col;
+    if (chars[i] === CONTINUATION && col > 0) chars[i - 1] = BLANK;
+    if (col + 1 < this.#width && chars[i + 1] === CONTINUATION && width === 1) {
+      chars[i + 1] = BLANK;
+    }
+    chars[i] = char;
+    this.#styles[i] = style;
+    if (width === 2) {
+      if (col + 2 < this.#width && chars[i + 2] === CONTINUATION) chars[i + 2] = BLANK;
+      chars[i + 1] = CONTINUATION;
+      this.#styles[i + 1] = style;
+    }
+  }
+}
