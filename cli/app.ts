@@ -58,6 +58,8 @@ function usage(): string {
   return `amber ${VERSION}: coding-agent sessions where every feature is a plugin
 
 usage: amber <command> [options]
+       amber [--provider P] [--model M] [--base-url U] [--resume ID]
+                                  in a terminal: the interactive session (/help inside)
 
 commands:
 ${COMMANDS.map((command) => command.usage).join("\n")}
@@ -103,12 +105,15 @@ export async function main(
       return 0;
     }
     const [name, ...words] = parsed.words;
-    if (parsed.switches.has("help") || name === undefined || name === "help") {
+    // No command in a terminal: the interactive session. Without one, the usage as before.
+    const interactive = name === undefined && !parsed.switches.has("help") &&
+      Deno.stdin.isTerminal() && Deno.stdout.isTerminal();
+    if (!interactive && (parsed.switches.has("help") || name === undefined || name === "help")) {
       io.out(usage());
       return name === undefined && !parsed.switches.has("help") ? 2 : 0;
     }
     const command = COMMANDS.find((c) => c.name === name);
-    if (command === undefined) {
+    if (command === undefined && !interactive) {
       throw new UsageError(
         `unknown command '${name}'; commands: ${COMMANDS.map((c) => c.name).join(", ")}`,
       );
@@ -135,9 +140,15 @@ export async function main(
           plugins: plugins(),
           configDir,
           workspace,
-          onDiagnostic: (d) => io.err(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`),
+          onDiagnostic: extras?.onDiagnostic ??
+            ((d) => io.err(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`)),
         }),
     };
+    if (command === undefined) {
+      // Loaded only here: every other command starts without the TUI's modules.
+      const { runTui } = await import("./commands/tui.ts");
+      return await runTui(context);
+    }
     return await command.run(context);
   } catch (error) {
     if (

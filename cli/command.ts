@@ -10,7 +10,10 @@ import type { ParsedArgs } from "./args.ts";
 import type { Host, HostOptions } from "./host.ts";
 
 /** What a command may add to the host it opens. */
-export type HostExtras = Pick<HostOptions, "subagents" | "signal">;
+export type HostExtras = Pick<
+  HostOptions,
+  "subagents" | "signal" | "ui" | "commands" | "onDiagnostic"
+>;
 import type { ProviderOverrides } from "./provider_settings.ts";
 
 /** Where the CLI writes. */

@@ -10,6 +10,7 @@ import {
   configDir as defaultConfigDir,
   type Diagnostic,
   emptyStatusSnapshot,
+  headlessUi,
   type HostServices,
   type Plugin,
   PluginRuntime,
@@ -18,10 +19,12 @@ import {
   type StatusSegmentCapability,
   type StatusSnapshot,
   type SubagentService,
+  type UiService,
 } from "@amber/core";
 import { makeBundledPlugins } from "@amber/plugins";
 import { openaiDialect } from "@amber/providers/openai";
 import { createRegistries } from "@amber/registries";
+import type { CoreCommandRoots } from "@amber/registries/commands";
 import { loadConfigFile } from "./config_file.ts";
 import { createJobService } from "./jobs.ts";
 import { createTodoService } from "./todos.ts";
@@ -53,6 +56,13 @@ export interface HostOptions {
   readonly subagents?: SubagentService;
   /** Aborted when the user cancels; tools see it through the host services. */
   readonly signal?: AbortSignal;
+  /** The UI services plugins reach as `host.ui`; a headless one that refuses questions by default. */
+  readonly ui?: UiService;
+  /**
+   * Command roots the host adds to the core's `/set` and `/get` (the interactive session's
+   * `/help`, `/quit`, ...); the registry's core roots are fixed when it is made.
+   */
+  readonly commands?: CoreCommandRoots;
 }
 
 /** A started host. */
@@ -102,6 +112,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   const registries = createRegistries({
     coreFlavors: { openai: openaiDialect },
     coreCommands: {
+      ...options.commands,
       set: {
         help: "Change a setting",
         subtree: { plugin: { help: "Turn a plugin on or off: /set plugin on|off <id>" } },
@@ -148,6 +159,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     todos: createTodoService(),
     ...(options.subagents ? { subagents: options.subagents } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ui: options.ui ?? headlessUi(),
   };
   const runtime: PluginRuntime = new PluginRuntime({
     registries,

@@ -758,15 +758,16 @@ async function importModule(specifier: string, file: string): Promise<{ default?
 // a plugin list wants one line: the message, and where, when Deno said. Our own errors already
 // name the file, so their class name would only be noise.
 function oneLine(error: unknown): string {
-  // deno-lint-ignore no-control-regex
   const described = error instanceof AmberError ? error.message : error instanceof Error
     // Deno wraps a module that does not parse in a TypeError whose message names the real one.
     ? (/^[A-Z]\w*Error: /.test(error.message) ? error.message : `${error.name}: ${error.message}`)
     : String(error);
   // fetch says only "fetch failed"; the reason (DNS, refused, TLS) is in its cause.
-  const cause = error instanceof Error && error.cause instanceof Error
+  const cause = error instanceof Error && error.cause instanceof Error &&
+      !described.includes(error.cause.message)
     ? `: ${error.cause.message}`
     : "";
+  // deno-lint-ignore no-control-regex
   const text = `${described}${cause}`.replace(/\x1b\[[0-9;]*m/g, "");
   const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
   const where = lines.slice(1).find((line) => line.startsWith("at "));

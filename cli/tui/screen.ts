@@ -56,6 +56,8 @@ export class Screen {
   #cursorCol = 0;
   #cursorVisible = false;
   #shownCursor: boolean | undefined;
+  #shownRow = -1;
+  #shownCol = -1;
   #color: boolean;
 
   /** Creates a `width` x `height` screen; `color` false drops colours (NO_COLOR). */
@@ -203,7 +205,8 @@ export class Screen {
       frontStyles.fill(0);
       this.#valid = true;
     }
-    let style = -1;
+    // Every frame ends with the attributes reset, and an invalid screen starts with a reset.
+    let style = 0;
     let atRow = -1;
     let atCol = -1;
     for (let row = 0; row < this.#height; row++) {
@@ -232,24 +235,31 @@ export class Screen {
     }
     const moved = out !== "";
     if (moved && style !== 0) out += "\x1b[0m";
+    const wasShown = this.#shownCursor === true;
+    let suffix = "";
     if (this.#cursorVisible) {
-      if (moved || this.#shownCursor !== true) {
-        out += `\x1b[${this.#cursorRow + 1};${this.#cursorCol + 1}H`;
+      // Painting moved the terminal's cursor; so may the caller (an arrow key moves no cell).
+      if (
+        moved || !wasShown || this.#shownRow !== this.#cursorRow ||
+        this.#shownCol !== this.#cursorCol
+      ) {
+        suffix += `\x1b[${this.#cursorRow + 1};${this.#cursorCol + 1}H`;
       }
-      if (this.#shownCursor !== true) out += "\x1b[?25h";
-    } else if (this.#shownCursor !== false) {
-      out += "\x1b[?25l";
+      if (moved || !wasShown) suffix += "\x1b[?25h";
+    } else if (this.#shownCursor !== false && !(moved && wasShown)) {
+      suffix += "\x1b[?25l";
     }
     this.#shownCursor = this.#cursorVisible;
+    this.#shownRow = this.#cursorRow;
+    this.#shownCol = this.#cursorCol;
     // The frame just drawn is now the terminal's. Copied rather than swapped, so a caller may
     // keep composing on top of the last frame instead of clearing it.
     for (let i = 0; i < chars.length; i++) front[i] = chars[i];
     frontStyles.set(styles);
-    if (out === "") return "";
-    // Hide the cursor while cells change so it never flickers across the screen.
-    const hide = this.#cursorVisible && moved ? "\x1b[?25l" : "";
-    const show = this.#cursorVisible && moved ? "\x1b[?25h" : "";
-    return `\x1b[?2026h${hide}${out}${show}\x1b[?2026l`;
+    if (out === "" && suffix === "") return "";
+    // Hide a shown cursor while cells change, so it never flickers across the screen.
+    const prefix = moved && wasShown ? "\x1b[?25l" : "";
+    return `\x1b[?2026h${prefix}${out}${suffix}\x1b[?2026l`;
   }
 
   // Places one cluster, repairing any wide cluster it cuts in half.

@@ -41,8 +41,8 @@ Deno.test("amber plugins list groups the bundled plugins by category with their 
     "observability",
     "other",
   ]);
-  match(result.out, /^ {2}hello +Hello +0\.1\.0 +active +1 tool, 1 command$/m);
-  match(result.out, /^ {2}metrics +Metrics +0\.1\.0 +active +4 subscriptions$/m);
+  match(result.out, /^ {2}hello +Hello +0\.1\.0 +active +1 tool, 1 command +bundled$/m);
+  match(result.out, /^ {2}metrics +Metrics +0\.1\.0 +active +4 subscriptions +bundled$/m);
 });
 
 Deno.test("amber cmd hello greet amber prints Hello, amber!", async () => {
@@ -102,7 +102,7 @@ Deno.test("unknown plugins, commands, paths, panels and options exit 2 listing w
     [["plugins", "enable", "nope"], /unknown plugin 'nope'; known plugins: hello, metrics/],
     [
       ["frobnicate"],
-      /unknown command 'frobnicate'; commands: demo, run, sessions, plugins, config, tools, cmd, status, panel/,
+      /unknown command 'frobnicate'; commands: demo, run, sessions, plugins, plugin, config, tools, cmd, status, panel/,
     ],
     [["cmd", "nope"], /unknown command root 'nope'; roots: set, get, hello/],
     [["cmd", "hello", "wave"], /'hello' has no 'wave'; choose one of: greet/],

@@ -1,0 +1,235 @@
+/**
+ * The command drawer: typing `/` opens a list of the commands that match what is typed, each
+ * with its help, read from the live command tree every time the input changes (the registry
+ * rebuilds its tree when a plugin is switched on or off, so a plugin's commands appear and
+ * disappear at once). Up and Down select, Tab completes, Esc closes; when the typed line has gone
+ * past a command into its argument, the drawer shows that command's manual.
+ *
+ * @module
+ */
+
+import type { CommandRoot, CommandTreeNode } from "@amber/core";
+import { truncateToCells } from "@amber/registries/cells";
+import type { StyledLine } from "./lines.ts";
+import { Styles } from "./style.ts";
+
+/** One line of the drawer: a command path and its help. */
+export interface CommandEntry {
+  /** The words after the slash. */
+  readonly words: readonly string[];
+  /** `/root sub`. */
+  readonly line: string;
+  /** One line of help. */
+  readonly help: string;
+  /** The manual. */
+  readonly man: string;
+  /** Whether it has a handler. */
+  readonly executable: boolean;
+  /** `core` or the plugin that contributed it. */
+  readonly owner: string;
+}
+
+/**
+ * Every command the tree offers: each root without children, and each leaf below a root, with
+ * the help of the deepest node that has one. Sorted by their text.
+ *
+ * @example
+ * ```ts
+ * import { commandEntries } from "./drawer.ts";
+ * const tree = [{
+ *   name: "hello", path: "", help: "Say hello", man: "", owner: "hello",
+ *   children: [{ name: "greet", path: "greet", help: "Greet someone", man: "", action: "x", children: [] }],
+ * }];
+ * console.log(commandEntries(tree).map((e) => `${e.line}: ${e.help}`)); // [ "/hello greet: Greet someone" ]
+ * ```
+ */
+export function commandEntries(tree: readonly CommandRoot[]): CommandEntry[] {
+  const entries: CommandEntry[] = [];
+  const walk = (node: CommandTreeNode, words: string[], help: string, owner: string) => {
+    const here = node.help || help;
+    if (node.children.length === 0) {
+      entries.push({
+        words,
+        line: `/${words.join(" ")}`,
+        help: here,
+        man: node.man,
+        executable: node.action !== undefined,
+        owner,
+      });
+      return;
+    }
+    for (const child of node.children) walk(child, [...words, child.name], here, owner);
+  };
+  for (const root of tree) walk(root, [root.name], root.help, root.owner);
+  return entries.sort((a, b) => a.line.localeCompare(b.line));
+}
+
+/** What the drawer shows for an input. */
+export interface DrawerMatch {
+  /** The entries that match, in order. */
+  readonly entries: readonly CommandEntry[];
+  /** Set when the input has gone past one command into its argument. */
+  readonly argumentOf?: CommandEntry;
+}
+
+/**
+ * The entries matching a typed line: each typed word but the last names a word of the entry, the
+ * last is a prefix of the entry's word at its place (a trailing space asks for the next word).
+ * When the typed words go past an entry's words, that entry is the one match (its argument is
+ * being typed).
+ *
+ * @example
+ * ```ts
+ * import { commandEntries, matchEntries } from "./drawer.ts";
+ * const entry = (line: string) => ({ words: line.slice(1).split(" "), line, help: "", man: "", executable: true, owner: "core" });
+ * const entries = [entry("/help"), entry("/hello greet"), entry("/set plugin")];
+ * console.log(matchEntries(entries, "/he").entries.map((e) => e.line)); // [ "/help", "/hello greet" ]
+ * console.log(matchEntries(entries, "/hello greet amber").argumentOf?.line); // "/hello greet"
+ * ```
+ */
+export function matchEntries(entries: readonly CommandEntry[], input: string): DrawerMatch {
+  const text = input.trimStart();
+  if (!text.startsWith("/") || text.includes("\n")) return { entries: [] };
+  const typed = text.slice(1).split(/\s+/);
+  // "/hello " splits to ["hello", ""]: the empty last word asks for what comes next.
+  const matches: CommandEntry[] = [];
+  for (const entry of entries) {
+    const words = entry.words;
+    if (typed.length > words.length) {
+      // Past the entry: an argument is being typed.
+      let same = true;
+      for (let i = 0; i < words.length && same; i++) same = typed[i] === words[i];
+      if (same && typed.slice(words.length).some((w) => w !== "")) {
+        return { entries: [entry], argumentOf: entry };
+      }
+      if (!same || typed.at(-1) !== "") continue;
+      if (typed.length - 1 === words.length) matches.push(entry);
+      continue;
+    }
+    let match = true;
+    for (let i = 0; i < typed.length - 1 && match; i++) match = typed[i] === words[i];
+    if (match && words[typed.length - 1].startsWith(typed[typed.length - 1])) matches.push(entry);
+  }
+  return { entries: matches };
+}
+
+/**
+ * The drawer's state: the entries of the last tree it saw, the matches for the input, the
+ * selection, and whether the user closed it for this input.
+ *
+ * @example
+ * ```ts
+ * import { Drawer } from "./drawer.ts";
+ * const tree = [{
+ *   name: "quit", path: "", help: "Leave", man: "", owner: "core", action: "core.quit", children: [],
+ * }];
+ * const drawer = new Drawer();
+ * drawer.update(tree, "/q");
+ * console.log(drawer.open, drawer.completion()); // true "/quit"
+ * ```
+ */
+export class Drawer {
+  #tree: readonly CommandRoot[] | undefined;
+  #entries: CommandEntry[] = [];
+  #input = "";
+  #match: DrawerMatch = { entries: [] };
+  #selected = 0;
+  #dismissed = false;
+
+  /** Re-reads the tree (rebuilding the entries only when the registry gave a new one). */
+  update(tree: readonly CommandRoot[], input: string): void {
+    if (tree !== this.#tree) {
+      this.#tree = tree;
+      this.#entries = commandEntries(tree);
+    } else if (input === this.#input) {
+      return;
+    }
+    if (input !== this.#input) {
+      this.#selected = 0;
+      this.#dismissed = false;
+    }
+    this.#input = input;
+    this.#match = matchEntries(this.#entries, input);
+    this.#selected = Math.min(this.#selected, Math.max(0, this.#match.entries.length - 1));
+  }
+
+  /** Whether it shows. */
+  get open(): boolean {
+    return !this.#dismissed && this.#input.trimStart().startsWith("/") &&
+      !this.#input.includes("\n");
+  }
+
+  /** The current matches. */
+  get match(): DrawerMatch {
+    return this.#match;
+  }
+
+  /** The selected entry. */
+  get selected(): CommandEntry | undefined {
+    return this.#match.entries[this.#selected];
+  }
+
+  /** Moves the selection. */
+  move(by: number): void {
+    const count = this.#match.entries.length;
+    if (count === 0) return;
+    this.#selected = (this.#selected + by + count) % count;
+  }
+
+  /** Closes it until the input changes. */
+  dismiss(): void {
+    this.#dismissed = true;
+  }
+
+  /**
+   * The input the selected entry completes to (`/hello greet`), or undefined when there is no
+   * selection or the input already goes past it.
+   */
+  completion(): string | undefined {
+    const entry = this.selected;
+    if (entry === undefined || this.#match.argumentOf !== undefined) return undefined;
+    return entry.line;
+  }
+
+  /** The drawer's lines at `width`, at most `rows` of them. */
+  lines(width: number, rows: number): StyledLine[] {
+    const { entries, argumentOf } = this.#match;
+    if (rows <= 0) return [];
+    if (entries.length === 0) {
+      return [[{ text: truncateToCells("  no command matches", width), style: Styles.dim }]];
+    }
+    if (argumentOf !== undefined) {
+      const lines: StyledLine[] = [[
+        { text: truncateToCells(`  ${argumentOf.line}`, width), style: Styles.accent },
+        {
+          text: truncateToCells(
+            `  ${argumentOf.help}`,
+            Math.max(0, width - argumentOf.line.length - 2),
+          ),
+          style: Styles.dim,
+        },
+      ]];
+      for (const line of (argumentOf.man || "").split("\n")) {
+        if (line.trim() === "" || lines.length >= rows) continue;
+        lines.push([{ text: truncateToCells(`    ${line}`, width), style: Styles.dim }]);
+      }
+      return lines;
+    }
+    const column = Math.min(30, Math.max(...entries.map((e) => e.line.length)) + 4);
+    // Keep the selection in view.
+    const first = Math.max(0, Math.min(this.#selected - rows + 1, entries.length - rows));
+    const start = Math.max(0, Math.min(first, this.#selected));
+    const lines: StyledLine[] = [];
+    for (let i = start; i < entries.length && lines.length < rows; i++) {
+      const entry = entries[i];
+      const selected = i === this.#selected;
+      const name = truncateToCells(`  ${entry.line}`, column).padEnd(column + 1);
+      const help = truncateToCells(entry.help, Math.max(0, width - column - 1));
+      lines.push([
+        { text: name, style: selected ? Styles.selected : Styles.accent },
+        { text: help, style: selected ? Styles.selected : Styles.dim },
+      ]);
+    }
+    return lines;
+  }
+}

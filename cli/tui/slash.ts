@@ -1,0 +1,79 @@
+/**
+ * The slash engine: a line typed at the prompt that starts with `/` is a command. The words are
+ * matched against the live command tree (core roots and every active plugin's), as deep as they
+ * go; what is left is the argument. Dispatch resolves the handler from the live registry at that
+ * moment, so a plugin switched off a second ago is simply an unknown command.
+ *
+ * @module
+ */
+
+import type { CommandOutcome, CommandRegistry, CommandRoot } from "@amber/core";
+
+/** A command line split into the node it names and its argument. */
+export interface SlashCommand {
+  /** The root word. */
+  readonly root: string;
+  /** The path below the root. */
+  readonly path: readonly string[];
+  /** The rest of the line, as typed (leading spaces trimmed). */
+  readonly arg: string;
+}
+
+/**
+ * Splits `/root sub ... arg` against `tree`: after the root, each word that names a child of the
+ * node reached so far goes into the path; the rest of the line is the argument. Undefined when
+ * the line is not a command (no leading `/`, or nothing after it).
+ *
+ * @example
+ * ```ts
+ * import { parseSlash } from "./slash.ts";
+ * const tree = [{
+ *   name: "hello", path: "", help: "", man: "", owner: "hello",
+ *   children: [{ name: "greet", path: "greet", help: "", man: "", children: [] }],
+ * }];
+ * console.log(parseSlash("/hello greet  Ada Lovelace", tree));
+ * // { root: "hello", path: [ "greet" ], arg: "Ada Lovelace" }
+ * ```
+ */
+export function parseSlash(line: string, tree: readonly CommandRoot[]): SlashCommand | undefined {
+  const text = line.trimStart();
+  if (!text.startsWith("/")) return undefined;
+  let rest = text.slice(1);
+  const rootMatch = /^(\S+)\s*/.exec(rest);
+  if (rootMatch === null) return undefined;
+  const root = rootMatch[1];
+  rest = rest.slice(rootMatch[0].length);
+  const path: string[] = [];
+  let node = tree.find((candidate) => candidate.name === root);
+  while (node !== undefined && node.children.length > 0) {
+    const word = /^(\S+)\s*/.exec(rest);
+    if (word === null) break;
+    const child: CommandRoot["children"][number] | undefined = node.children.find((c) =>
+      c.name === word[1]
+    );
+    if (child === undefined) break;
+    path.push(child.name);
+    rest = rest.slice(word[0].length);
+    node = child as CommandRoot;
+  }
+  return { root, path, arg: rest.trimEnd() };
+}
+
+/**
+ * Runs a command line through the registry: parses it against the live tree and dispatches it.
+ *
+ * @example
+ * ```ts
+ * import { createCommandRegistry } from "@amber/registries/commands";
+ * import { runSlash } from "./slash.ts";
+ * const commands = createCommandRegistry({
+ *   coreRoots: { echo: { help: "Echo", handlers: { "": (arg) => arg } } },
+ * });
+ * console.log(await runSlash(commands, "/echo hi there")); // { ok: true, text: "hi there" }
+ * ```
+ */
+export async function runSlash(registry: CommandRegistry, line: string): Promise<CommandOutcome> {
+  const parsed = parseSlash(line, registry.tree());
+  if (parsed === undefined) return { ok: false, error: "type a command after /" };
+  return await registry.dispatch(parsed.root, parsed.path, parsed.arg);
+}

@@ -1,0 +1,187 @@
+/**
+ * The status bar: `StatusRegistry.compose(width, snapshot)` at every frame, drawn with each
+ * segment's tone; the snapshot filled from the live session (latency, tokens and tokens per
+ * second of the last response, the running tool, running jobs, scroll mode) on top of what the
+ * host knows (model, wallet, allowance). The registry drops segments by drop priority when the
+ * bar is too narrow, so a resize recomposes at once.
+ *
+ * The TUI adds the segments only an interactive session has values for (mode, effort, latency,
+ * tokens per second, jobs, scroll), owned by `core`, so `amber status` stays as it was.
+ *
+ * @module
+ */
+
+import type {
+  ComposedStatus,
+  StatusRegistry,
+  StatusSegmentCapability,
+  StatusSnapshot,
+  StatusTone,
+} from "@amber/core";
+import type { Span, StyledLine } from "./lines.ts";
+import { type Style, style, Styles } from "./style.ts";
+
+const SEPARATOR: Span = { text: " │ ", style: Styles.dim };
+
+const TONES: { readonly [tone in StatusTone]: Style } = {
+  dim: Styles.dim,
+  good: Styles.good,
+  warn: Styles.warn,
+  crit: style({ fg: "red", bold: true }),
+  accent: Styles.accent,
+  banner: Styles.banner,
+};
+
+/**
+ * The bar as a styled line: the composed segments in their tones, joined by ` │ `.
+ *
+ * @example
+ * ```ts
+ * import { statusLine } from "./status_line.ts";
+ * import { plainText } from "./lines.ts";
+ * const composed = {
+ *   segments: [{ name: "model", text: "gpt-5", tone: "accent" as const }, {
+ *     name: "tokens",
+ *     text: "↑12 ↓3",
+ *     tone: "dim" as const,
+ *   }],
+ *   text: "gpt-5 │ ↑12 ↓3",
+ *   dropped: [],
+ * };
+ * console.log(plainText(statusLine(composed))); // "gpt-5 │ ↑12 ↓3"
+ * ```
+ */
+export function statusLine(composed: ComposedStatus): StyledLine {
+  const spans: Span[] = [];
+  for (const segment of composed.segments) {
+    if (spans.length > 0) spans.push(SEPARATOR);
+    spans.push({ text: segment.text, style: TONES[segment.tone] ?? Styles.dim });
+  }
+  return spans;
+}
+
+/**
+ * Composes the bar for `width` from `snapshot`.
+ *
+ * @example
+ * ```ts ignore
+ * const line = composeStatus(host.registries.status, 100, snapshot);
+ * ```
+ */
+export function composeStatus(
+  registry: StatusRegistry,
+  width: number,
+  snapshot: StatusSnapshot,
+): StyledLine {
+  return statusLine(registry.compose(width, snapshot));
+}
+
+/**
+ * Measures the last response as the bar shows it: latency to the first delta, token counts, and
+ * completion tokens per second of streaming. Fed from the run events.
+ *
+ * @example
+ * ```ts
+ * import { TurnMeter } from "./status_line.ts";
+ * const meter = new TurnMeter();
+ * meter.stepStart(1000);
+ * meter.delta(1250);
+ * meter.stepEnd({ promptTokens: 100, completionTokens: 50 }, 2250);
+ * console.log(meter.latencyMs, meter.tps, meter.promptTokens); // 250 50 100
+ * ```
+ */
+export class TurnMeter {
+  /** Latency of the last response to its first delta, ms. */
+  latencyMs = 0;
+  /** Prompt tokens of the last response. */
+  promptTokens = 0;
+  /** Completion tokens of the last response. */
+  completionTokens = 0;
+  /** Completion tokens per second of the last response. */
+  tps = 0;
+  #started = 0;
+  #first = 0;
+
+  /** A model call starts at `now` (ms). */
+  stepStart(now: number): void {
+    this.#started = now;
+    this.#first = 0;
+  }
+
+  /** A delta arrived at `now`. */
+  delta(now: number): void {
+    if (this.#first !== 0 || this.#started === 0) return;
+    this.#first = now;
+    this.latencyMs = now - this.#started;
+  }
+
+  /** The model call ended at `now` with `usage`. */
+  stepEnd(
+    usage: { readonly promptTokens: number; readonly completionTokens: number } | undefined,
+    now: number,
+  ): void {
+    if (usage !== undefined) {
+      this.promptTokens = usage.promptTokens;
+      this.completionTokens = usage.completionTokens;
+      const seconds = (now - (this.#first || this.#started)) / 1000;
+      this.tps = seconds > 0.05 ? usage.completionTokens / seconds : 0;
+    }
+    this.#started = 0;
+  }
+}
+
+function ms(value: number): string {
+  return value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(1)} s`;
+}
+
+/**
+ * The segments the TUI adds for what only a live session knows. Each hides when it has nothing
+ * to say; their drop priorities put them below the model and the token counts.
+ */
+export const TUI_SEGMENTS: readonly StatusSegmentCapability[] = [
+  {
+    kind: "status",
+    name: "scroll",
+    priority: 50,
+    dropPriority: 95,
+    render: (s) => ({ text: s.scrollMode ? "SCROLL" : "", tone: "banner" }),
+  },
+  {
+    kind: "status",
+    name: "effort",
+    priority: 110,
+    dropPriority: 30,
+    render: (s) => ({ text: s.reasoningEffort ? `effort ${s.reasoningEffort}` : "", tone: "dim" }),
+  },
+  {
+    kind: "status",
+    name: "mode",
+    priority: 120,
+    dropPriority: 15,
+    render: (s) => ({ text: s.mode, tone: "dim" }),
+  },
+  {
+    kind: "status",
+    name: "latency",
+    priority: 400,
+    dropPriority: 25,
+    render: (s) => ({ text: s.latencyMs > 0 ? ms(s.latencyMs) : "", tone: "dim" }),
+  },
+  {
+    kind: "status",
+    name: "tps",
+    priority: 410,
+    dropPriority: 35,
+    render: (s) => ({ text: s.tps > 0 ? `${s.tps.toFixed(0)} tok/s` : "", tone: "dim" }),
+  },
+  {
+    kind: "status",
+    name: "jobs",
+    priority: 500,
+    dropPriority: 50,
+    render: (s) => ({
+      text: s.runningJobs > 0 ? `${s.runningJobs} job${s.runningJobs === 1 ? "" : "s"}` : "",
+      tone: "warn",
+    }),
+  },
+];
