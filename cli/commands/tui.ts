@@ -18,7 +18,9 @@ import type {
 import { join } from "node:path";
 import { deferredSubagents } from "../agent.ts";
 import { intOption, UsageError } from "../args.ts";
-import type { CommandContext } from "../command.ts";
+import type { CommandContext, HostExtras } from "../command.ts";
+import type { Host } from "../host.ts";
+import type { ProviderOverrides } from "../provider_settings.ts";
 import { VERSION } from "../version.ts";
 import { TuiApp } from "../tui/app.ts";
 import { Approvals } from "../tui/approvals.ts";
@@ -27,25 +29,115 @@ import { Dialogs } from "../tui/dialogs.ts";
 import { History } from "../tui/line_editor.ts";
 import { AgentSession } from "../tui/session.ts";
 import { TUI_SEGMENTS } from "../tui/status_line.ts";
-import { DenoTerminal, guardTerminal } from "../tui/terminal.ts";
+import { DenoTerminal, guardTerminal, type Terminal } from "../tui/terminal.ts";
 
 const APPROVALS: readonly ApprovalPolicy[] = ["ask", "auto", "deny"];
 
+/** What {@linkcode buildTui} needs. */
+export interface TuiOptions {
+  /** Opens the host with the TUI's extras (`CommandContext.host`, or `openHost` in a test). */
+  readonly openHost: (extras: HostExtras) => Promise<Host>;
+  /** The terminal to run in. */
+  readonly terminal: Terminal;
+  /** `--provider`, `--model`, `--base-url`. */
+  readonly overrides: ProviderOverrides;
+  /** `--approve`; config.yaml's `approval`, else `ask`, when absent. */
+  readonly approve?: ApprovalPolicy;
+  /** `--max-steps`; 50 by default. */
+  readonly maxSteps?: number;
+  /** Draw colours; false with NO_COLOR. */
+  readonly color?: boolean;
+  /** Reads the key's environment variable; `Deno.env.get` by default. */
+  readonly env?: (name: string) => string | undefined;
+  /** Frame and tick periods, for tests. */
+  readonly frameMs?: number;
+  /** How often `tick()` runs, ms. */
+  readonly tickMs?: number;
+}
+
+/** A TUI ready to run. */
+export interface Tui {
+  /** The app. */
+  readonly app: TuiApp;
+  /** The host it opened. */
+  readonly host: Host;
+  /** The agent session. */
+  readonly session: AgentSession;
+  /** Ends what the host's services were given to run (call after the app returns). */
+  close(): void;
+}
+
 /**
- * Whether `amber` with these words should open the interactive session: no command was given,
- * and both stdin and stdout are terminals.
+ * Opens the host with the TUI's UI services, core commands and status segments, and builds the
+ * app over `terminal`, ready to `run()`.
  *
  * @example
- * ```ts
- * import { wantsTui } from "./tui.ts";
- * console.log(wantsTui([], () => false)); // false
+ * ```ts ignore
+ * const tui = await buildTui({ openHost, terminal: new DenoTerminal(), overrides: {} });
+ * const code = await tui.app.run();
+ * tui.close();
  * ```
  */
-export function wantsTui(
-  words: readonly string[],
-  isTerminal: () => boolean = () => Deno.stdin.isTerminal() && Deno.stdout.isTerminal(),
-): boolean {
-  return words.length === 0 && isTerminal();
+export async function buildTui(options: TuiOptions): Promise<Tui> {
+  const stop = new AbortController();
+  const dialogs = new Dialogs();
+  const subagents = deferredSubagents();
+  // Diagnostics would scribble over the screen on stderr: they become notices instead (those
+  // from before the app runs are shown when it starts).
+  const early: Diagnostic[] = [];
+  // The app is made last, but the host's commands and the session's asks need it: a holder.
+  const ref: { app?: TuiApp } = {};
+  const onDiagnostic = (d: Diagnostic) => {
+    if (ref.app === undefined) early.push(d);
+    else dialogs.notify(`plugin '${d.pluginId}' (${d.where}): ${d.message}`, "warn");
+  };
+  const host = await options.openHost({
+    subagents: subagents.service,
+    signal: stop.signal,
+    ui: dialogs,
+    commands: tuiCommandRoots(() => ref.app),
+    onDiagnostic,
+  });
+  installSegments(host.runtime.registries, host.runtime);
+  const history = await History.load(join(host.configDir, "history.jsonl"));
+  const approvals = new Approvals(dialogs);
+  const session = new AgentSession({
+    host,
+    overrides: options.overrides,
+    approval: options.approve ?? host.config.approval ?? "ask",
+    maxSteps: options.maxSteps ?? 50,
+    ask: (request, signal) => ref.app!.ask(request, signal),
+    onRetry: (message) => dialogs.notify(message, "warn"),
+    bindSubagents: subagents.bind,
+    env: options.env,
+  });
+  const app = new TuiApp({
+    terminal: options.terminal,
+    host,
+    session,
+    dialogs,
+    approvals,
+    history,
+    color: options.color ?? true,
+    frameMs: options.frameMs,
+    tickMs: options.tickMs,
+    greeting: `amber ${VERSION} · ${session.provider || "no provider"} · ${
+      session.model || "no model"
+    } · /help for commands · Ctrl-C twice quits`,
+  });
+  ref.app = app;
+  for (const d of early) {
+    dialogs.notify(`plugin '${d.pluginId}' (${d.where}): ${d.message}`, "warn");
+  }
+  return {
+    app,
+    host,
+    session,
+    close: () => {
+      stop.abort();
+      session.close();
+    },
+  };
 }
 
 /**
@@ -58,72 +150,38 @@ export function wantsTui(
  */
 export async function runTui(context: CommandContext): Promise<number> {
   const { parsed, io } = context;
-  const approve = (parsed.options.get("approve") ?? undefined) as ApprovalPolicy | undefined;
+  const approve = parsed.options.get("approve") as ApprovalPolicy | undefined;
   if (approve !== undefined && !APPROVALS.includes(approve)) {
     throw new UsageError(`--approve must be one of ${APPROVALS.join(", ")}, got '${approve}'`);
   }
-  const maxSteps = intOption(parsed, "max-steps", 50);
-  const stop = new AbortController();
-  const dialogs = new Dialogs();
-  const subagents = deferredSubagents();
-  // Diagnostics would scribble over the screen on stderr: they become notices instead (those
-  // from before the app runs are shown when it starts).
-  const early: Diagnostic[] = [];
-  let app: TuiApp | undefined;
-  const onDiagnostic = (d: Diagnostic) => {
-    if (app === undefined) early.push(d);
-    else dialogs.notify(`plugin '${d.pluginId}' (${d.where}): ${d.message}`, "warn");
-  };
-  const host = await context.host({
-    subagents: subagents.service,
-    signal: stop.signal,
-    ui: dialogs,
-    commands: tuiCommandRoots(() => app),
-    onDiagnostic,
-  });
-  installSegments(host.runtime.registries, host.runtime);
-  const history = await History.load(join(host.configDir, "history.jsonl"));
-  const approvals = new Approvals(dialogs);
-  const session = new AgentSession({
-    host,
-    overrides: context.overrides,
-    approval: approve ?? host.config.approval ?? "ask",
-    maxSteps,
-    ask: (request, signal) => app!.ask(request, signal),
-    onRetry: (message) => dialogs.notify(message, "warn"),
-    bindSubagents: subagents.bind,
-  });
   const terminal = new DenoTerminal();
-  const noColor = (Deno.env.get("NO_COLOR") ?? "") !== "";
-  app = new TuiApp({
+  const tui = await buildTui({
+    openHost: (extras) => context.host(extras),
     terminal,
-    host,
-    session,
-    dialogs,
-    approvals,
-    history,
-    color: !noColor,
-    greeting: `amber ${VERSION} · ${session.provider || "no provider"} · ${
-      session.model || "no model"
-    } · /help for commands · Ctrl-C twice quits`,
+    overrides: context.overrides,
+    approve,
+    maxSteps: intOption(parsed, "max-steps", 50),
+    color: (Deno.env.get("NO_COLOR") ?? "") === "",
   });
-  for (const d of early) {
-    dialogs.notify(`plugin '${d.pluginId}' (${d.where}): ${d.message}`, "warn");
-  }
+  const { app, session } = tui;
   const resume = parsed.options.get("resume");
   if (resume !== undefined) {
     // An unknown session is said before the screen changes, as `amber run --resume` does.
-    app.transcript.notice(await app.resume(resume), "dim");
+    try {
+      app.transcript.notice(await app.resume(resume), "dim");
+    } catch (error) {
+      tui.close();
+      throw error;
+    }
   }
-  const unguard = guardTerminal(terminal, () => app?.interrupt());
+  const unguard = guardTerminal(terminal, () => app.interrupt());
   let code: number;
   try {
     code = await app.run();
   } finally {
     terminal.restore();
     unguard();
-    stop.abort();
-    session.close();
+    tui.close();
   }
   if (session.id !== undefined) {
     io.err(`amber: session ${session.id} (continue with: amber --resume ${session.id})`);

@@ -106,6 +106,9 @@ export class TuiApp implements CommandTarget {
   #tickTimer: ReturnType<typeof setInterval> | undefined;
   #lastFrame = 0;
   #closed = false;
+  // The transcript lines of the last frame, to tell when the new frame shows them scrolled up.
+  #lastView: readonly StyledLine[] = [];
+  #lastWidth = 0;
   #finish: ((code: number) => void) | undefined;
   /** Bytes written to the terminal so far (for the benchmark and tests). */
   written = 0;
@@ -305,12 +308,20 @@ export class TuiApp implements CommandTarget {
     if (this.#frameTimer !== undefined) clearTimeout(this.#frameTimer);
     if (this.#escapeTimer !== undefined) clearTimeout(this.#escapeTimer);
     const turn = this.#turn;
-    turn?.controller.abort();
-    const settle = turn === undefined ? Promise.resolve() : Promise.race([
+    if (turn === undefined) {
+      this.#finish?.(code);
+      return "";
+    }
+    // The kernel commits the cancelled step before the run ends; wait for that, not forever.
+    turn.controller.abort();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    Promise.race([
       turn.done,
-      new Promise<void>((resolve) => setTimeout(resolve, 3000)),
-    ]);
-    settle.then(() => this.#finish?.(code));
+      new Promise<void>((resolve) => timer = setTimeout(resolve, 3000)),
+    ]).then(() => {
+      clearTimeout(timer);
+      this.#finish?.(code);
+    });
     return "";
   }
 
@@ -324,6 +335,17 @@ export class TuiApp implements CommandTarget {
     }
     this.#exitArmed = false;
     if (this.#turn === undefined) this.#hint = "";
+    // Typed text arrives in runs; a question's hotkeys and a panel's keys are single characters.
+    if (
+      key.name === "text" && key.text !== undefined && key.text.length > 1 &&
+      (this.#o.dialogs.active || this.#panel !== undefined)
+    ) {
+      const chars = [...key.text];
+      if (chars.length > 1) {
+        for (const char of chars) this.#key({ ...key, text: char });
+        return;
+      }
+    }
     if (this.#o.dialogs.key(key)) return;
     if (this.#panel !== undefined) {
       if (this.#panel.key(key) === "close") this.#panel = undefined;
@@ -347,6 +369,10 @@ export class TuiApp implements CommandTarget {
     }
     const drawer = this.#drawer;
     drawer.update(this.tree(), this.#editor.text);
+    if (drawer.open && key.name === "escape") {
+      drawer.dismiss();
+      return;
+    }
     if (drawer.open && drawer.match.entries.length > 0) {
       if (key.name === "up" || key.name === "down") {
         drawer.move(key.name === "up" ? -1 : 1);
@@ -356,10 +382,6 @@ export class TuiApp implements CommandTarget {
         const completion = drawer.completion();
         if (completion !== undefined) this.#editor.set(`${completion} `);
         drawer.update(this.tree(), this.#editor.text);
-        return;
-      }
-      if (key.name === "escape") {
-        drawer.dismiss();
         return;
       }
       if (key.name === "enter" && !key.alt) {
@@ -651,6 +673,12 @@ export class TuiApp implements CommandTarget {
     this.#rule(bottom, width);
     const rows = Math.max(0, bottom);
     const view = this.#transcript.view(width, rows, this.#scroll);
+    const shift = scrolledBy(this.#lastView, view);
+    if (shift > 0 && this.#lastView.length === rows && this.#lastWidth === width) {
+      screen.scrollUp(0, rows, shift);
+    }
+    this.#lastView = view;
+    this.#lastWidth = width;
     for (let i = 0; i < view.length; i++) screen.writeLine(i, 0, view[i]);
     if (cursor !== undefined) screen.setCursor(cursor.row, cursor.col, true);
     else screen.setCursor(height - 1, 0, false);
@@ -669,4 +697,46 @@ export class TuiApp implements CommandTarget {
     }
     if (label !== "") this.#screen.write(row, 2, truncateToCells(label, width - 4), Styles.accent);
   }
+}
+
+/**
+ * How many rows `next` shows `previous` scrolled up by: the shift at which the most lines from
+ * the top are the same line objects (rendered lines are cached, so an unchanged line is the same
+ * object from frame to frame), when they are at least half of what the two frames share. The
+ * last lines may differ: the line streaming in, and the ones it pushed, are rendered anew. 0
+ * when the text did not move. A wrong answer only costs bytes: the screen still compares every
+ * cell.
+ *
+ * @example
+ * ```ts
+ * import { scrolledBy } from "./app.ts";
+ * const line = (text: string) => [{ text, style: 0 }];
+ * const [a, b, c, d, e] = ["a", "b", "c", "d", "e"].map(line);
+ * console.log(scrolledBy([a, b, c, d], [b, c, d, e]), scrolledBy([a, b, c, d], [a, b, c, e])); // 1 0
+ * ```
+ */
+export function scrolledBy(
+  previous: readonly StyledLine[],
+  next: readonly StyledLine[],
+): number {
+  const rows = next.length;
+  if (previous.length !== rows || rows < 2) return 0;
+  let best = 0;
+  let bestSame = 0;
+  for (let shift = 0; shift < rows; shift++) {
+    if (next[0] !== previous[shift]) continue;
+    const overlap = rows - shift;
+    let same = 0;
+    // Blank lines are shared objects: only a line with text anchors a position.
+    let anchored = false;
+    while (same < overlap && next[same] === previous[same + shift]) {
+      if (next[same].length > 0) anchored = true;
+      same++;
+    }
+    if (anchored && same * 2 >= overlap && same > bestSame) {
+      best = shift;
+      bestSame = same;
+    }
+  }
+  return best;
 }

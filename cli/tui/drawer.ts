@@ -31,7 +31,7 @@ export interface CommandEntry {
 
 /**
  * Every command the tree offers: each root without children, and each leaf below a root, with
- * the help of the deepest node that has one. Sorted by their text.
+ * the help and manual of the deepest node that has one. Sorted by their text.
  *
  * @example
  * ```ts
@@ -45,22 +45,29 @@ export interface CommandEntry {
  */
 export function commandEntries(tree: readonly CommandRoot[]): CommandEntry[] {
   const entries: CommandEntry[] = [];
-  const walk = (node: CommandTreeNode, words: string[], help: string, owner: string) => {
+  const walk = (
+    node: CommandTreeNode,
+    words: string[],
+    help: string,
+    man: string,
+    owner: string,
+  ) => {
     const here = node.help || help;
+    const manual = node.man || man;
     if (node.children.length === 0) {
       entries.push({
         words,
         line: `/${words.join(" ")}`,
         help: here,
-        man: node.man,
+        man: manual,
         executable: node.action !== undefined,
         owner,
       });
       return;
     }
-    for (const child of node.children) walk(child, [...words, child.name], here, owner);
+    for (const child of node.children) walk(child, [...words, child.name], here, manual, owner);
   };
-  for (const root of tree) walk(root, [root.name], root.help, root.owner);
+  for (const root of tree) walk(root, [root.name], root.help, root.man, root.owner);
   return entries.sort((a, b) => a.line.localeCompare(b.line));
 }
 

@@ -142,6 +142,9 @@ function cellsBetween(text: string): number {
 }
 
 const WORD = /[\p{L}\p{N}_]/u;
+// Every control character but the line break: what a paste may carry that the text must not.
+// deno-lint-ignore no-control-regex -- dropping control characters is the point
+const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f]/g;
 
 /**
  * The editor's text and cursor, and what each key does to them.
@@ -185,11 +188,7 @@ export class LineEditor {
 
   /** Inserts text at the cursor (tabs become spaces; other control characters are dropped). */
   insert(text: string): void {
-    // deno-lint-ignore no-control-regex -- dropping control characters is the point
-    const clean = text.replace(/\r\n?/g, "\n").replaceAll("\t", "    ").replace(
-      /[\u0000-\u0009\u000b-\u001f\u007f]/g,
-      "",
-    );
+    const clean = text.replace(/\r\n?/g, "\n").replaceAll("\t", "    ").replace(CONTROLS, "");
     this.#text = this.#text.slice(0, this.#cursor) + clean + this.#text.slice(this.#cursor);
     this.#cursor += clean.length;
   }

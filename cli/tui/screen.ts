@@ -58,6 +58,8 @@ export class Screen {
   #shownCursor: boolean | undefined;
   #shownRow = -1;
   #shownCol = -1;
+  // Scroll sequences for the next render, set by scrollUp.
+  #scrolls = "";
   #color: boolean;
 
   /** Creates a `width` x `height` screen; `color` false drops colours (NO_COLOR). */
@@ -106,7 +108,30 @@ export class Screen {
   /** Forgets what the terminal shows: the next render clears it and paints every cell. */
   invalidate(): void {
     this.#valid = false;
+    this.#scrolls = "";
     this.#shownCursor = undefined;
+  }
+
+  /**
+   * Says that rows `top` to `bottom` (exclusive) of the new frame show what the last frame showed
+   * `lines` rows lower: text that scrolled up. The terminal is told to scroll that region, which
+   * costs a few bytes, and only the rows that came in at the bottom are then written, instead of
+   * every row of the region. The hint only saves bytes: a wrong one costs more cells to write,
+   * never a wrong screen, since every cell is still compared.
+   */
+  scrollUp(top: number, bottom: number, lines: number): void {
+    top = Math.max(0, top);
+    bottom = Math.min(this.#height, bottom);
+    if (!this.#valid || lines <= 0 || lines >= bottom - top) return;
+    const width = this.#width;
+    const front = this.#frontChars;
+    const styles = this.#frontStyles;
+    front.copyWithin(top * width, (top + lines) * width, bottom * width);
+    styles.copyWithin(top * width, (top + lines) * width, bottom * width);
+    front.fill(BLANK, (bottom - lines) * width, bottom * width);
+    styles.fill(0, (bottom - lines) * width, bottom * width);
+    // Set the region, scroll it, reset the region (which homes the cursor: render moves it).
+    this.#scrolls += `\x1b[${top + 1};${bottom}r\x1b[${lines}S\x1b[r`;
   }
 
   /** Blanks the frame being composed. */
@@ -188,8 +213,9 @@ export class Screen {
   /**
    * The escape sequences that make the terminal show the composed frame, given it shows the
    * last one rendered: the changed cells only, each run reached with one cursor move, styles set
-   * only when they change. Wrapped in a synchronized update so a terminal that supports it
-   * paints the frame at once. Returns "" when nothing changed.
+   * only when they change. A frame that changes more than one run of cells is wrapped in a
+   * synchronized update, so a terminal that supports it paints the frame at once. Returns ""
+   * when nothing changed.
    */
   render(): string {
     const width = this.#width;
@@ -197,29 +223,54 @@ export class Screen {
     const styles = this.#styles;
     const front = this.#frontChars;
     const frontStyles = this.#frontStyles;
-    let out = "";
+    let out = this.#scrolls;
+    this.#scrolls = "";
     if (!this.#valid) {
       // Clear to the default look, then only non-blank cells differ from the front.
-      out += "\x1b[0m\x1b[2J";
+      out = "\x1b[0m\x1b[2J";
       front.fill(BLANK);
       frontStyles.fill(0);
       this.#valid = true;
     }
     // Every frame ends with the attributes reset, and an invalid screen starts with a reset.
     let style = 0;
+    let runs = out === "" ? 0 : 2;
     let atRow = -1;
     let atCol = -1;
     for (let row = 0; row < this.#height; row++) {
       const base = row * width;
+      // Where the row's trailing blanks start: a change from there on is one erase to the end of
+      // the line, which also clears whatever a terminal that measured a cluster differently has
+      // left further right.
+      let blankFrom = width;
+      while (
+        blankFrom > 0 && chars[base + blankFrom - 1] === BLANK && styles[base + blankFrom - 1] === 0
+      ) blankFrom--;
       for (let col = 0; col < width; col++) {
         const i = base + col;
         const char = chars[i];
         if (char === CONTINUATION) continue;
         if (char === front[i] && styles[i] === frontStyles[i]) continue;
+        if (col >= blankFrom) {
+          if (atRow !== row || atCol !== col) {
+            out += `\x1b[${row + 1};${col + 1}H`;
+            runs++;
+          }
+          if (style !== 0) out += "\x1b[0m";
+          style = 0;
+          out += "\x1b[K";
+          atRow = row;
+          atCol = col;
+          break;
+        }
         if (atRow !== row || atCol !== col) {
-          out += atRow === row && col > atCol && col - atCol < 4
-            ? `\x1b[${col - atCol}C`
-            : `\x1b[${row + 1};${col + 1}H`;
+          if (atRow === row && col > atCol && col - atCol < 4) {
+            // A short gap: rewriting unchanged cells in the current style is shorter than a move.
+            out += this.#gap(base + atCol, base + col, style) ?? `\x1b[${col - atCol}C`;
+          } else {
+            out += `\x1b[${row + 1};${col + 1}H`;
+            runs++;
+          }
         }
         if (styles[i] !== style) {
           style = styles[i];
@@ -229,8 +280,10 @@ export class Screen {
         const cells = col + 1 < width && chars[i + 1] === CONTINUATION ? 2 : 1;
         atRow = row;
         atCol = col + cells;
-        // Past the last column the terminal's cursor waits to wrap: its position is unknown.
-        if (atCol >= width) atRow = -1;
+        // Past the last column the terminal's cursor waits to wrap: its position is unknown. So
+        // it is after a cluster of several code points (an emoji with a skin tone or VS16, a ZWJ
+        // sequence), which terminals do not all measure alike: the next cell gets its own move.
+        if (atCol >= width || (char.length > 1 && !isSinglePoint(char))) atRow = -1;
       }
     }
     const moved = out !== "";
@@ -245,8 +298,8 @@ export class Screen {
       ) {
         suffix += `\x1b[${this.#cursorRow + 1};${this.#cursorCol + 1}H`;
       }
-      if (moved || !wasShown) suffix += "\x1b[?25h";
-    } else if (this.#shownCursor !== false && !(moved && wasShown)) {
+      if (!wasShown) suffix += "\x1b[?25h";
+    } else if (this.#shownCursor !== false) {
       suffix += "\x1b[?25l";
     }
     this.#shownCursor = this.#cursorVisible;
@@ -256,10 +309,23 @@ export class Screen {
     // keep composing on top of the last frame instead of clearing it.
     for (let i = 0; i < chars.length; i++) front[i] = chars[i];
     frontStyles.set(styles);
-    if (out === "" && suffix === "") return "";
-    // Hide a shown cursor while cells change, so it never flickers across the screen.
-    const prefix = moved && wasShown ? "\x1b[?25l" : "";
-    return `\x1b[?2026h${prefix}${out}${suffix}\x1b[?2026l`;
+    // A change of more than one run of cells is one synchronized update, so a terminal that
+    // supports it never shows half a frame; a single run cannot tear and goes without.
+    if (runs > 1) return `\x1b[?2026h${out}${suffix}\x1b[?2026l`;
+    return out + suffix;
+  }
+
+  // The cells from `from` to `to` as text, if all are narrow and in `style`; else undefined.
+  #gap(from: number, to: number, style: Style): string | undefined {
+    const chars = this.#chars;
+    let text = "";
+    for (let i = from; i < to; i++) {
+      if (this.#styles[i] !== style || chars[i] === CONTINUATION || chars[i + 1] === CONTINUATION) {
+        return undefined;
+      }
+      text += chars[i];
+    }
+    return text;
   }
 
   // Places one cluster, repairing any wide cluster it cuts in half.
@@ -278,4 +344,9 @@ export class Screen {
       this.#styles[i + 1] = style;
     }
   }
+}
+
+function isSinglePoint(cluster: string): boolean {
+  const code = cluster.charCodeAt(0);
+  return cluster.length === 2 && code >= 0xd800 && code <= 0xdbff;
 }

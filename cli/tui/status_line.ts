@@ -99,18 +99,18 @@ export class TurnMeter {
   completionTokens = 0;
   /** Completion tokens per second of the last response. */
   tps = 0;
-  #started = 0;
-  #first = 0;
+  #started: number | undefined;
+  #first: number | undefined;
 
   /** A model call starts at `now` (ms). */
   stepStart(now: number): void {
     this.#started = now;
-    this.#first = 0;
+    this.#first = undefined;
   }
 
   /** A delta arrived at `now`. */
   delta(now: number): void {
-    if (this.#first !== 0 || this.#started === 0) return;
+    if (this.#first !== undefined || this.#started === undefined) return;
     this.#first = now;
     this.latencyMs = now - this.#started;
   }
@@ -120,13 +120,13 @@ export class TurnMeter {
     usage: { readonly promptTokens: number; readonly completionTokens: number } | undefined,
     now: number,
   ): void {
-    if (usage !== undefined) {
+    if (usage !== undefined && this.#started !== undefined) {
       this.promptTokens = usage.promptTokens;
       this.completionTokens = usage.completionTokens;
-      const seconds = (now - (this.#first || this.#started)) / 1000;
+      const seconds = (now - (this.#first ?? this.#started)) / 1000;
       this.tps = seconds > 0.05 ? usage.completionTokens / seconds : 0;
     }
-    this.#started = 0;
+    this.#started = undefined;
   }
 }
 
@@ -178,7 +178,7 @@ export const TUI_SEGMENTS: readonly StatusSegmentCapability[] = [
     kind: "status",
     name: "jobs",
     priority: 500,
-    dropPriority: 50,
+    dropPriority: 38,
     render: (s) => ({
       text: s.runningJobs > 0 ? `${s.runningJobs} job${s.runningJobs === 1 ? "" : "s"}` : "",
       tone: "warn",

@@ -64,7 +64,7 @@ Deno.test("multi-line input: Ctrl-J, Alt-Enter, a trailing backslash, a paste", 
 Deno.test("Up and Down move between lines, keeping the column in cells", () => {
   const editor = typed(text("中文abc"), ctrl("j"), text("xy"));
   editor.handle(key("up"));
-  assert.equal(editor.cursor, 2, "column 2 of 'xy' is after the first wide character");
+  assert.equal(editor.cursor, 1, "column 2 of 'xy' is after the first wide character");
   editor.handle(key("end"));
   editor.handle(key("down"));
   assert.equal(editor.cursor, editor.text.length);
@@ -112,7 +112,7 @@ Deno.test("layout wraps by cells, never inside a wide character, and places the 
   const prompt = [{ text: "› ", style: 0 }];
   const layout = layoutInput("ab中文cd", 4, 6, prompt);
   assert.deepEqual(layout.lines.map(plainText), ["› ab中", "  文cd"]);
-  assert.deepEqual([layout.row, layout.col], [1, 2]);
+  assert.deepEqual([layout.row, layout.col], [1, 4], "before 'c', after the wrapped 文");
   const end = layoutInput("abcd", 4, 6, prompt);
   assert.deepEqual([end.row, end.col], [0, 6], "after the last cell of a full row");
   const masked = layoutInput("secret", 6, 20, prompt, true);

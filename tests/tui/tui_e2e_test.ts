@@ -1,0 +1,367 @@
+// `amber` in a real terminal: tmux runs it against the fake provider started here; the test
+// types with send-keys and reads the screen with capture-pane, polling until what it expects
+// appears (no timing assertions: every wait has a generous deadline and says what it waited
+// for). Each test kills its tmux server and its provider.
+
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { SessionFile } from "@amber/core";
+import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
+
+const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
+const STEP_MS = 10_000;
+
+function hasTmux(): boolean {
+  try {
+    return new Deno.Command("tmux", { args: ["-V"], stdout: "null", stderr: "null" }).outputSync()
+      .success;
+  } catch {
+    return false;
+  }
+}
+
+// .ci/run installs tmux; a machine without it skips these tests rather than fail on a missing
+// tool (the in-process tests in app_test.ts still cover the behaviour).
+const ignore = !hasTmux();
+
+function quote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** One tmux server (its own socket) running amber in a window of a given size. */
+class Tmux implements AsyncDisposable {
+  readonly socket = `amber-test-${crypto.randomUUID().slice(0, 8)}`;
+
+  private constructor() {}
+
+  static async start(
+    args: readonly string[],
+    env: Record<string, string>,
+    cwd: string,
+    size = { columns: 100, rows: 30 },
+  ): Promise<Tmux> {
+    const tmux = new Tmux();
+    const vars = Object.entries(env).map(([k, v]) => `${k}=${quote(v)}`).join(" ");
+    const command = `cd ${quote(cwd)} && env ${vars} ${quote(Deno.execPath())} run -A ${
+      quote(MAIN)
+    } ${args.map(quote).join(" ")}; echo "amber exited $?"; sleep 600`;
+    await tmux.#run(
+      "new-session",
+      "-d",
+      "-s",
+      "amber",
+      "-x",
+      String(size.columns),
+      "-y",
+      String(size.rows),
+      command,
+    );
+    return tmux;
+  }
+
+  async #run(...args: string[]): Promise<string> {
+    const output = await new Deno.Command("tmux", {
+      args: ["-L", this.socket, "-f", "/dev/null", ...args],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!output.success) {
+      throw new Error(`tmux ${args[0]} failed: ${new TextDecoder().decode(output.stderr)}`);
+    }
+    return new TextDecoder().decode(output.stdout);
+  }
+
+  /** The screen as text. */
+  capture(): Promise<string> {
+    return this.#run("capture-pane", "-p", "-t", "amber");
+  }
+
+  /** The last non-empty line: the status bar. */
+  async bar(): Promise<string> {
+    return (await this.capture()).trimEnd().split("\n").at(-1) ?? "";
+  }
+
+  /** Keys by tmux name (Enter, Escape, C-c) or literal text with `literal`. */
+  async keys(...keys: string[]): Promise<void> {
+    await this.#run("send-keys", "-t", "amber", ...keys);
+  }
+
+  async type(text: string): Promise<void> {
+    await this.#run("send-keys", "-t", "amber", "-l", text);
+  }
+
+  async resize(columns: number): Promise<void> {
+    await this.#run("resize-window", "-t", "amber", "-x", String(columns));
+  }
+
+  /** A pane variable: alternate_on, cursor_flag... */
+  async variable(name: string): Promise<string> {
+    return (await this.#run("display-message", "-p", "-t", "amber", `#{${name}}`)).trim();
+  }
+
+  async waitFor(
+    test: RegExp | ((screen: string) => boolean),
+    what: string = String(test),
+  ): Promise<string> {
+    const check = typeof test === "function" ? test : (screen: string) => test.test(screen);
+    const deadline = Date.now() + STEP_MS;
+    let screen = "";
+    while (Date.now() < deadline) {
+      screen = await this.capture();
+      if (check(screen)) return screen;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`waited ${STEP_MS / 1000} s for ${what}; the screen was:\n${screen}`);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.#run("kill-server").catch(() => {});
+  }
+}
+
+interface World extends AsyncDisposable {
+  readonly tmux: Tmux;
+  readonly server: FakeProvider;
+  readonly configDir: string;
+}
+
+async function amber(
+  turns: ScriptedTurn[],
+  options: { model?: string; baseUrl?: (server: FakeProvider) => string } = {},
+): Promise<World> {
+  const configDir = await Deno.makeTempDir({ prefix: "amber-e2e-" });
+  const workspace = await Deno.makeTempDir({ prefix: "amber-e2e-ws-" });
+  const server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script(...turns);
+  const baseUrl = options.baseUrl?.(server) ?? `${server.url}/v1`;
+  const tmux = await Tmux.start(
+    ["--base-url", baseUrl, "--model", options.model ?? "fake-model"],
+    {
+      AMBER_CONFIG_DIR: configDir,
+      OPENAI_API_KEY: "sk-test-key-1234",
+      NO_COLOR: "1",
+      TERM: "xterm-256color",
+      INIT_CWD: workspace,
+    },
+    workspace,
+  );
+  return {
+    tmux,
+    server,
+    configDir,
+    async [Symbol.asyncDispose]() {
+      await tmux[Symbol.asyncDispose]();
+      await server.close();
+      await Deno.remove(configDir, { recursive: true }).catch(() => {});
+      await Deno.remove(workspace, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+const PROMPT = /^›\s*$/m;
+
+Deno.test({
+  name: "tmux: a prompt streams its answer, rendered for the terminal",
+  ignore,
+  async fn() {
+    await using world = await amber([{
+      text:
+        "Here is **the answer**:\n\n- first point\n- second point\n\n```ts\nconst x = 42;\n```\n",
+      usage: { promptTokens: 1500, completionTokens: 42 },
+    }]);
+    const { tmux } = world;
+    await tmux.waitFor(PROMPT, "the prompt");
+    assert.equal(await tmux.variable("alternate_on"), "1", "the TUI uses the alternate screen");
+    await tmux.type("what is the answer?");
+    await tmux.keys("Enter");
+    const screen = await tmux.waitFor(/const x = 42;/, "the code block");
+    assert.match(screen, /› what is the answer\?/);
+    assert.match(screen, /Here is the answer:/, "emphasis markers are rendered, not shown");
+    assert.match(screen, /• first point\n• second point/);
+    assert.match(screen, /┌ ts\n│ const x = 42;\n└/);
+  },
+});
+
+Deno.test({
+  name: "tmux: a tool needing approval is approved and runs",
+  ignore,
+  async fn() {
+    await using world = await amber([
+      { toolCalls: [{ name: "bash", arguments: { command: "echo approved-output" } }] },
+      { text: "The command printed approved-output." },
+    ]);
+    const { tmux } = world;
+    await tmux.waitFor(PROMPT, "the prompt");
+    await tmux.type("run the command");
+    await tmux.keys("Enter");
+    await tmux.waitFor(/Allow bash: \$ echo approved-output/, "the approval prompt");
+    assert.match(await tmux.capture(), /y {2}allow once[\s\S]*a {2}allow always[\s\S]*n {2}deny/);
+    await tmux.type("y");
+    await tmux.waitFor(/✓ approved-output/, "the tool's outcome");
+    await tmux.waitFor(/The command printed approved-output\./, "the answer after the tool");
+    const request = world.server.chats[1].body as { messages: { role: string; content: string }[] };
+    const tool = request.messages.find((m) => m.role === "tool")!;
+    assert.match(tool.content, /approved-output/, "the tool really ran");
+  },
+});
+
+Deno.test({
+  name: "tmux: the status bar shows the model and tokens and shrinks when the window narrows",
+  ignore,
+  async fn() {
+    await using world = await amber(
+      [{ text: "ok", usage: { promptTokens: 2400, completionTokens: 120 } }],
+      { model: "fake-model-with-a-long-name" },
+    );
+    const { tmux } = world;
+    await tmux.waitFor(PROMPT, "the prompt");
+    await tmux.type("hi");
+    await tmux.keys("Enter");
+    await tmux.waitFor(/↑2\.4k ↓120/, "the token counts");
+    const wide = await tmux.bar();
+    assert.match(wide, /^fake-model-with-a-long-name │ build │ ↑2\.4k ↓120/);
+    await tmux.resize(40);
+    const narrow = await tmux.waitFor(
+      (screen) => !/build/.test(screen.trimEnd().split("\n").at(-1) ?? ""),
+      "the bar to drop a segment",
+    );
+    const bar = narrow.trimEnd().split("\n").at(-1)!;
+    assert.match(bar, /^fake-model-with-a-long-name/, "the model stays longest");
+    assert.ok(bar.length <= 40, `the bar fits 40 columns: '${bar}'`);
+    assert.ok(bar.length < wide.length);
+  },
+});
+
+Deno.test({
+  name: "tmux: / shows completions; /set plugin off|on hello removes and restores /hello greet",
+  ignore,
+  async fn() {
+    await using world = await amber([]);
+    const { tmux } = world;
+    await tmux.waitFor(PROMPT, "the prompt");
+    await tmux.type("/");
+    await tmux.waitFor(/\/hello greet +Greet someone by name/, "the drawer with /hello greet");
+    assert.match(await tmux.capture(), /\/set plugin +Turn a plugin on or off/);
+    await tmux.type("set plugin off hello");
+    await tmux.keys("Enter");
+    await tmux.waitFor(/hello: disabled/, "the plugin to go off");
+    await tmux.type("/");
+    await tmux.waitFor(/\/help +Show the commands/, "the drawer");
+    assert.doesNotMatch(await tmux.capture(), /\/hello greet/, "its command is gone");
+    await tmux.type("set plugin on hello");
+    await tmux.keys("Enter");
+    await tmux.waitFor(/hello: active/, "the plugin to come back");
+    await tmux.type("/");
+    await tmux.waitFor(/\/hello greet +Greet someone by name/, "its command back in the drawer");
+  },
+});
+
+Deno.test({
+  name: "tmux: /plugins shows the console and Esc closes it",
+  ignore,
+  async fn() {
+    await using world = await amber([]);
+    const { tmux } = world;
+    await tmux.waitFor(PROMPT, "the prompt");
+    await tmux.type("/plugins");
+    await tmux.keys("Enter");
+    const screen = await tmux.waitFor(/Esc close ·/, "the console's footer");
+    assert.match(screen, /^ Plugins/m);
+    assert.match(screen, /^ provider\n +openai +OpenAI/m);
+    assert.match(screen, /^ tools\n +tool_read +Read/m);
+    await tmux.keys("Escape");
+    await tmux.waitFor((s) => !s.includes("Esc close ·") && PROMPT.test(s), "the prompt again");
+  },
+});
+
+/**
+ * A proxy in front of the fake provider that passes each server-sent event on after a pause:
+ * the answer streams slowly enough to be interrupted in the middle.
+ */
+function slowProxy(upstream: string, pauseMs: number): Deno.HttpServer<Deno.NetAddr> {
+  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (request) => {
+    const url = new URL(request.url);
+    const response = await fetch(`${upstream}${url.pathname}${url.search}`, {
+      method: request.method,
+      headers: request.headers,
+      body: request.method === "POST" ? await request.text() : undefined,
+    });
+    if (response.body === null) return response;
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    const encoder = new TextEncoder();
+    let buffer = "";
+    let closed = false;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        while (!buffer.includes("\n\n")) {
+          const { value, done } = await reader.read();
+          if (done) {
+            if (buffer !== "") controller.enqueue(encoder.encode(buffer));
+            buffer = "";
+            controller.close();
+            return;
+          }
+          buffer += decoder.decode(value, { stream: true });
+        }
+        const end = buffer.indexOf("\n\n") + 2;
+        const event = buffer.slice(0, end);
+        buffer = buffer.slice(end);
+        await new Promise((resolve) => setTimeout(resolve, pauseMs));
+        if (!closed) controller.enqueue(encoder.encode(event));
+      },
+      cancel() {
+        closed = true;
+        return reader.cancel();
+      },
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  });
+}
+
+Deno.test({
+  name: "tmux: Ctrl-C during a stream cancels it; the transcript keeps the committed steps",
+  ignore,
+  async fn() {
+    const words = Array.from({ length: 300 }, (_, i) => `word${i}`).join(" ");
+    let proxy: Deno.HttpServer<Deno.NetAddr> | undefined;
+    await using world = await amber([
+      { toolCalls: [{ name: "greet", arguments: { name: "Ada" } }] },
+      { text: `Streaming slowly: ${words}`, chunkSize: 6 },
+    ], {
+      baseUrl: (server) => {
+        proxy = slowProxy(server.url, 60);
+        return `http://127.0.0.1:${proxy.addr.port}/v1`;
+      },
+    });
+    try {
+      const { tmux, configDir } = world;
+      await tmux.waitFor(PROMPT, "the prompt");
+      await tmux.type("greet Ada, then talk");
+      await tmux.keys("Enter");
+      await tmux.waitFor(/✓ Hello, Ada!/, "the committed tool step");
+      await tmux.waitFor(/Streaming slowly: word0/, "the answer to start streaming");
+      await tmux.keys("C-c");
+      const screen = await tmux.waitFor(/cancelled \(every committed step is kept\)/, "cancel");
+      assert.doesNotMatch(screen, /word299/, "the stream was cut short");
+      const [id] = [...Deno.readDirSync(`${configDir}/sessions`)].map((e) =>
+        e.name.replace(/\.jsonl$/, "")
+      );
+      const session = await SessionFile.load(configDir, id);
+      assert.deepEqual(session.steps[0].messages.map((m) => m.role), ["user", "assistant", "tool"]);
+      assert.equal(session.steps[0].messages[2].content, "Hello, Ada!");
+      const last = session.steps.at(-1)!;
+      assert.equal(last.end, "cancelled");
+      assert.match(last.messages[0]?.content ?? "", /^Streaming slowly: word0/);
+      // A second Ctrl-C at the idle prompt leaves, and the terminal is as it was.
+      await tmux.waitFor(/Ctrl-C again to quit/, "the hint");
+      await tmux.keys("C-c");
+      const after = await tmux.waitFor(/amber exited 0/, "amber to exit");
+      assert.match(after, new RegExp(`continue with: amber --resume ${id}`));
+      assert.equal(await tmux.variable("alternate_on"), "0", "the alternate screen was left");
+      assert.equal(await tmux.variable("cursor_flag"), "1", "the cursor shows again");
+    } finally {
+      await proxy?.shutdown();
+    }
+  },
+});
