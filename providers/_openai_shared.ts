@@ -6,7 +6,8 @@
  * @module
  */
 
-import type { HttpRequestSpec, ProviderSettings, StreamSink } from "@amber/core";
+import type { HttpRequestSpec, ProviderSettings, StreamEvent, StreamSink } from "@amber/core";
+import { bodyLine, errorLine } from "./_error_text.ts";
 
 /** `baseUrl` without a trailing slash (the contract asks for none; a user may still type one). */
 export function trimBase(baseUrl: string): string {
@@ -104,10 +105,25 @@ export function streamError(value: unknown): DecodedError {
   const retryable = status !== undefined
     ? isRetryableStatus(status)
     : fields.label !== undefined && RETRYABLE_LABELS.has(fields.label);
-  const text = fields.label === undefined ? message : `${fields.label}: ${message}`;
-  return status === undefined
-    ? { message: oneLine(text), retryable }
-    : { message: oneLine(text), retryable, status };
+  const text = joinLines(errorLine({ label: fields.label, message }));
+  return status === undefined ? { message: text, retryable } : { message: text, retryable, status };
+}
+
+/**
+ * The error in a bare JSON line outside the SSE framing (how some servers report a failure), or
+ * undefined for a line that is not one.
+ */
+export function unframedError(line: string): DecodedError | undefined {
+  if (line.charCodeAt(0) !== 123 /* { */) return undefined;
+  let value: { readonly error?: unknown } | null;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  return value !== null && typeof value === "object" && value.error != null
+    ? streamError(value.error)
+    : undefined;
 }
 
 /** Reports `error` as an `error` event, then `finish: error`. */
@@ -118,6 +134,43 @@ export function emitFailure(sink: StreamSink, error: DecodedError): void {
       : { type: "error", message: error.message, retryable: error.retryable, status: error.status },
   );
   sink({ type: "finish", reason: "error" });
+}
+
+/** A tool call being streamed. */
+export interface PendingCall {
+  /** The call's id, once known. */
+  id: string;
+  /** The tool's name, once known. */
+  name: string;
+  /** The argument text so far. */
+  args: string;
+  /** Whether `toolCallStart` went out. */
+  started: boolean;
+  /** Whether `toolCallEnd` went out. */
+  ended: boolean;
+}
+
+/** A `usage` event from a response's token counts; cached and reasoning only when reported. */
+export function usageEvent(
+  promptTokens: number | null | undefined,
+  completionTokens: number | null | undefined,
+  cachedTokens: number | null | undefined,
+  reasoningTokens: number | null | undefined,
+): StreamEvent {
+  const event: {
+    type: "usage";
+    promptTokens: number;
+    completionTokens: number;
+    cachedTokens?: number;
+    reasoningTokens?: number;
+  } = {
+    type: "usage",
+    promptTokens: promptTokens ?? 0,
+    completionTokens: completionTokens ?? 0,
+  };
+  if (typeof cachedTokens === "number") event.cachedTokens = cachedTokens;
+  if (typeof reasoningTokens === "number") event.reasoningTokens = reasoningTokens;
+  return event;
 }
 
 /** The error for a chunk that is not JSON. */
@@ -151,11 +204,9 @@ export function openaiErrorMessage(status: number, body: string): string {
   if (Array.isArray(parsed)) parsed = parsed[0];
   const fields = errorFields(parsed);
   if (fields.message !== undefined && fields.message.length > 0) {
-    const head = fields.label === undefined ? `${status}` : `${status} ${fields.label}`;
-    return `${head}: ${oneLine(fields.message)}`;
+    return errorLine({ status, label: fields.label, message: joinLines(fields.message) });
   }
-  const text = body.trim();
-  return text.length === 0 ? `${status}: empty response body` : `${status}: ${clip(text, 300)}`;
+  return bodyLine(status, clip(body.trim(), 300));
 }
 
 /** Whether the error says the prompt does not fit the model's context window. */
@@ -184,12 +235,16 @@ export function parseOpenAIModels(body: string): string[] {
   return ids.sort();
 }
 
-function oneLine(text: string): string {
+/**
+ * `text` on one line: line breaks (and the spaces around them) become one space. Unlike
+ * `oneLine` in `_error_text.ts` it keeps runs of spaces within a line and clips nothing.
+ */
+function joinLines(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/g, " ").trim();
 }
 
-/** `text` on one line, at most `max` characters (then an ellipsis). */
+/** `text` on one line, at most `max` characters (then `...`). */
 export function clip(text: string, max: number): string {
-  const line = oneLine(text);
+  const line = joinLines(text);
   return line.length <= max ? line : `${line.slice(0, max)}...`;
 }

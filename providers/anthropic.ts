@@ -45,6 +45,7 @@ import type {
   StreamDecoder,
   StreamSink,
 } from "@amber/core";
+import { bodyLine, errorLine, oneLine } from "./_error_text.ts";
 
 /** The API version every request names. */
 const ANTHROPIC_VERSION = "2023-06-01";
@@ -227,40 +228,30 @@ function readErrorBody(body: string): ErrorBody | undefined {
   }
 }
 
-function oneLine(text: string, limit = 500): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
-}
-
 /**
- * `<status> <type>: <message> (request <id>)`, the shape every dialect's messages share; without
- * a status for an in-stream error, and with the body clipped when it is not Anthropic's object.
+ * `<status> <type>: <message> (request <id>)`; without a status for an in-stream error, and with
+ * the body clipped when it is not Anthropic's object.
  */
 function describeError(
   status: number | undefined,
   error: ErrorBody | undefined,
   body: string,
 ): string {
-  const head = status === undefined ? "" : `${status}`;
   if (error === undefined || (error.type === undefined && error.message === undefined)) {
-    const text = oneLine(body);
-    const what = text.length > 0 ? text : "empty response body";
-    return head.length > 0 ? `${head}: ${what}` : what;
+    return bodyLine(status, oneLine(body));
   }
-  const label = [head, error.type ?? ""].filter((part) => part.length > 0).join(" ");
-  const message = oneLine(error.message ?? "no message");
-  const request = error.requestId === undefined ? "" : ` (request ${error.requestId})`;
-  return `${label.length > 0 ? `${label}: ` : ""}${message}${request}`;
+  return errorLine({
+    status,
+    label: error.type,
+    message: oneLine(error.message ?? "no message"),
+    suffix: error.requestId === undefined ? undefined : ` (request ${error.requestId})`,
+  });
 }
 
 /** Whether an in-stream error type is worth retrying. */
 function retryableType(type: string | undefined): boolean {
   return type === "overloaded_error" || type === "api_error" || type === "rate_limit_error" ||
     type === "timeout_error";
-}
-
-function snippet(data: string): string {
-  return oneLine(data, 200);
 }
 
 interface AnthropicEvent {
@@ -321,7 +312,7 @@ class AnthropicDecoder implements StreamDecoder {
       // Some compatible proxies end with OpenAI's sentinel; it carries nothing.
       if (data === "[DONE]") return;
       // Retryable: a corrupt chunk is a transport or server accident, not a wrong request.
-      this.#fail(sink, `malformed chunk from the provider: ${snippet(data)}`, true);
+      this.#fail(sink, `malformed chunk from the provider: ${oneLine(data, 200)}`, true);
       return;
     }
     if (event === null || typeof event !== "object") return;

@@ -49,6 +49,7 @@ import type {
   StreamDecoder,
   StreamSink,
 } from "@amber/core";
+import { bodyLine, errorLine, oneLine } from "./_error_text.ts";
 
 /** The signature Gemini documents for replayed calls whose real signature is unknown. */
 const SKIP_SIGNATURE = "skip_thought_signature_validator";
@@ -477,32 +478,24 @@ function retryDelayOf(details: unknown): number | undefined {
   return undefined;
 }
 
-function oneLine(text: string, limit = 500): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
-}
-
 /**
- * `<status> <STATUS>: <message>`, the shape every dialect's messages share; an in-stream error
- * leaves the number out (it is in the event's `status`), and a body that is not Google's error
- * object is shown clipped.
+ * `<status> <STATUS>: <message>`; an in-stream error leaves the number out (it is in the event's
+ * `status`), and a body that is not Google's error object is shown clipped.
  */
 function describeError(
   status: number | undefined,
   error: GeminiError | undefined,
   body: string,
 ): string {
-  const head = status === undefined ? "" : `${status}`;
   if (error === undefined || (error.message === undefined && error.status === undefined)) {
-    const text = oneLine(body);
-    const what = text.length > 0 ? text : "empty response body";
-    return head.length > 0 ? `${head}: ${what}` : what;
+    return bodyLine(status, oneLine(body));
   }
   const code = status ?? error.code;
-  const name = error.status ?? (code === undefined ? undefined : STATUS_NAMES[code]);
-  const label = [head, name ?? ""].filter((part) => part.length > 0).join(" ");
-  const message = oneLine(error.message ?? "no message");
-  return label.length > 0 ? `${label}: ${message}` : message;
+  return errorLine({
+    status,
+    label: error.status ?? (code === undefined ? undefined : STATUS_NAMES[code]),
+    message: oneLine(error.message ?? "no message"),
+  });
 }
 
 function retryableStatus(status: number): boolean {
@@ -556,10 +549,6 @@ function finishOfReason(reason: string, calls: boolean): FinishReason {
   }
 }
 
-function snippet(data: string): string {
-  return oneLine(data, 200);
-}
-
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 const OPEN_BRACKET = 91;
@@ -589,7 +578,7 @@ class GeminiDecoder implements StreamDecoder {
       chunk = JSON.parse(data);
     } catch {
       // Retryable: a corrupt chunk is a transport or server accident, not a wrong request.
-      this.#fail(sink, `malformed chunk from the provider: ${snippet(data)}`, true);
+      this.#fail(sink, `malformed chunk from the provider: ${oneLine(data, 200)}`, true);
       return;
     }
     if (chunk === null || typeof chunk !== "object") return;

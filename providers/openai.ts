@@ -39,8 +39,11 @@ import {
   modelsRequest,
   openaiErrorMessage,
   parseOpenAIModels,
+  type PendingCall,
   streamError,
   trimBase,
+  unframedError,
+  usageEvent,
 } from "./_openai_shared.ts";
 
 /**
@@ -205,15 +208,6 @@ interface WireChunk {
   readonly error?: unknown;
 }
 
-/** A tool call being streamed. */
-interface PendingCall {
-  id: string;
-  name: string;
-  args: string;
-  started: boolean;
-  ended: boolean;
-}
-
 /** Decodes one Chat Completions stream; see {@linkcode openaiDialect}. */
 class ChatCompletionsDecoder implements StreamDecoder {
   /** Calls by their wire index (a sparse array: index order is iteration order). */
@@ -286,16 +280,9 @@ class ChatCompletionsDecoder implements StreamDecoder {
   }
 
   unframed(line: string, sink: StreamSink): void {
-    if (this.#finished || line.charCodeAt(0) !== 123 /* { */) return;
-    let value: WireChunk;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      return;
-    }
-    if (value !== null && typeof value === "object" && value.error != null) {
-      this.#fail(sink, streamError(value.error));
-    }
+    if (this.#finished) return;
+    const error = unframedError(line);
+    if (error !== undefined) this.#fail(sink, error);
   }
 
   end(sink: StreamSink): void {
@@ -381,7 +368,7 @@ class ChatCompletionsDecoder implements StreamDecoder {
   #complete(sink: StreamSink): void {
     this.#endCalls(sink);
     const usage = this.#usage;
-    if (usage !== undefined) sink(usageEvent(usage));
+    if (usage !== undefined) sink(usageOf(usage));
     let reason = this.#reason;
     // `[DONE]` without a finish reason is still a clean end; and some compatible servers say
     // "stop" for a turn that called tools, which would end the agent's loop too early.
@@ -422,21 +409,11 @@ function finishReason(raw: string): FinishReason {
   }
 }
 
-function usageEvent(usage: WireUsage): StreamEvent {
-  const event: {
-    type: "usage";
-    promptTokens: number;
-    completionTokens: number;
-    cachedTokens?: number;
-    reasoningTokens?: number;
-  } = {
-    type: "usage",
-    promptTokens: usage.prompt_tokens ?? 0,
-    completionTokens: usage.completion_tokens ?? 0,
-  };
-  const cached = usage.prompt_tokens_details?.cached_tokens;
-  if (typeof cached === "number") event.cachedTokens = cached;
-  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
-  if (typeof reasoning === "number") event.reasoningTokens = reasoning;
-  return event;
+function usageOf(usage: WireUsage): StreamEvent {
+  return usageEvent(
+    usage.prompt_tokens,
+    usage.completion_tokens,
+    usage.prompt_tokens_details?.cached_tokens,
+    usage.completion_tokens_details?.reasoning_tokens,
+  );
 }

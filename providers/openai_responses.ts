@@ -38,8 +38,11 @@ import {
   modelsRequest,
   openaiErrorMessage,
   parseOpenAIModels,
+  type PendingCall,
   streamError,
   trimBase,
+  unframedError,
+  usageEvent,
 } from "./_openai_shared.ts";
 
 /**
@@ -193,15 +196,6 @@ interface WireEvent {
   readonly code?: unknown;
 }
 
-/** A function call being streamed. */
-interface PendingCall {
-  id: string;
-  name: string;
-  args: string;
-  started: boolean;
-  ended: boolean;
-}
-
 /** Decodes one Responses stream; see {@linkcode openaiResponsesDialect}. */
 class ResponsesDecoder implements StreamDecoder {
   /** Calls by output index (sparse: index order is iteration order). */
@@ -299,16 +293,9 @@ class ResponsesDecoder implements StreamDecoder {
   }
 
   unframed(line: string, sink: StreamSink): void {
-    if (this.#finished || line.charCodeAt(0) !== 123 /* { */) return;
-    let value: WireEvent;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      return;
-    }
-    if (value !== null && typeof value === "object" && value.error != null) {
-      this.#fail(sink, streamError(value.error));
-    }
+    if (this.#finished) return;
+    const error = unframedError(line);
+    if (error !== undefined) this.#fail(sink, error);
   }
 
   end(sink: StreamSink): void {
@@ -369,7 +356,7 @@ class ResponsesDecoder implements StreamDecoder {
   #complete(response: WireResponse | null | undefined, sink: StreamSink): void {
     this.#endCalls(sink);
     const usage = response?.usage;
-    if (usage !== undefined && usage !== null) sink(usageEvent(usage));
+    if (usage !== undefined && usage !== null) sink(usageOf(usage));
     const status = response?.status;
     const incomplete = response?.incomplete_details?.reason;
     let reason: FinishReason;
@@ -387,7 +374,7 @@ class ResponsesDecoder implements StreamDecoder {
   #incomplete(response: WireResponse | null | undefined, sink: StreamSink): void {
     // Calls still open were cut off mid-arguments: they are dropped, not run half-written.
     const usage = response?.usage;
-    if (usage !== undefined && usage !== null) sink(usageEvent(usage));
+    if (usage !== undefined && usage !== null) sink(usageOf(usage));
     const raw = response?.incomplete_details?.reason;
     this.#finished = true;
     sink(
@@ -414,21 +401,11 @@ function incompleteReason(reason: string): FinishReason {
   }
 }
 
-function usageEvent(usage: WireUsage): StreamEvent {
-  const event: {
-    type: "usage";
-    promptTokens: number;
-    completionTokens: number;
-    cachedTokens?: number;
-    reasoningTokens?: number;
-  } = {
-    type: "usage",
-    promptTokens: usage.input_tokens ?? 0,
-    completionTokens: usage.output_tokens ?? 0,
-  };
-  const cached = usage.input_tokens_details?.cached_tokens;
-  if (typeof cached === "number") event.cachedTokens = cached;
-  const reasoning = usage.output_tokens_details?.reasoning_tokens;
-  if (typeof reasoning === "number") event.reasoningTokens = reasoning;
-  return event;
+function usageOf(usage: WireUsage): StreamEvent {
+  return usageEvent(
+    usage.input_tokens,
+    usage.output_tokens,
+    usage.input_tokens_details?.cached_tokens,
+    usage.output_tokens_details?.reasoning_tokens,
+  );
 }

@@ -1,10 +1,17 @@
 import assert from "node:assert/strict";
 import type { ChatRequest, Message, StreamEvent } from "@amber/core";
-import { ProviderClient } from "../../providers/client.ts";
 import { anthropicAllowance, anthropicBody, anthropicDialect } from "../../providers/anthropic.ts";
-import { SseDecoder } from "../../providers/sse.ts";
-import { FakeProvider } from "../../providers/testing/server.ts";
 import { anthropicEncoder } from "../../providers/testing/anthropic.ts";
+import {
+  assertFinish,
+  decodeWith,
+  ends,
+  errorOf,
+  type Harness,
+  startHarness,
+  text,
+  types,
+} from "./_e2e.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -32,19 +39,7 @@ function body(overrides: Partial<ChatRequest> = {}): Record<string, unknown> {
 
 /** Runs `chunks` through the SSE decoder into a fresh Anthropic decoder. */
 function decode(chunks: readonly string[]): StreamEvent[] {
-  const events: StreamEvent[] = [];
-  const sink = (event: StreamEvent): void => {
-    events.push(event);
-  };
-  const decoder = anthropicDialect().decoder();
-  const sse = new SseDecoder(
-    (name, data) => decoder.event(name, data, sink),
-    (line) => decoder.unframed?.(line, sink),
-  );
-  for (const chunk of chunks) sse.push(chunk);
-  sse.end();
-  decoder.end(sink);
-  return events;
+  return decodeWith(anthropicDialect(), chunks);
 }
 
 /** One frame as Anthropic writes it: `event:` named after the data's type. */
@@ -109,35 +104,6 @@ const RECORDED_TEXT = [
   blockStop(0),
   ...messageEnd("end_turn", 6),
 ];
-
-function types(events: readonly StreamEvent[]): string[] {
-  return events.map((event) => event.type);
-}
-
-function text(events: readonly StreamEvent[], type: "text" | "reasoning" = "text"): string {
-  let out = "";
-  for (const event of events) if (event.type === type) out += event.delta;
-  return out;
-}
-
-function ends(events: readonly StreamEvent[]): Extract<StreamEvent, { type: "toolCallEnd" }>[] {
-  return events.filter((event) => event.type === "toolCallEnd");
-}
-
-function errorOf(events: readonly StreamEvent[]): Extract<StreamEvent, { type: "error" }> {
-  const errors = events.filter((event) => event.type === "error");
-  assert.equal(errors.length, 1, `one error event in ${JSON.stringify(events)}`);
-  return errors[0];
-}
-
-/** Asserts exactly one finish, last, with `reason`. */
-function assertFinish(events: readonly StreamEvent[], reason: string): void {
-  const finishes = events.filter((event) => event.type === "finish");
-  assert.equal(finishes.length, 1, `one finish in ${JSON.stringify(events)}`);
-  const last = events.at(-1)!;
-  assert.equal(last.type, "finish");
-  assert.equal((last as { reason: string }).reason, reason);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Requests
@@ -725,44 +691,8 @@ Deno.test("anthropic encoder: frames, error bodies and the models listing look l
 // ---------------------------------------------------------------------------------------------
 // End to end: ProviderClient against the fake provider
 
-interface Harness {
-  readonly server: FakeProvider;
-  readonly client: ProviderClient;
-  readonly sleeps: number[];
-  run(req?: ChatRequest): Promise<{
-    events: StreamEvent[];
-    attempts: number;
-    status: number;
-    headers: Headers;
-  }>;
-  [Symbol.asyncDispose](): Promise<void>;
-}
-
-async function harness(key: { apiKey?: string } = { apiKey: "sk-ant-fake" }): Promise<Harness> {
-  const server = await FakeProvider.start({ encoders: [anthropicEncoder] });
-  const sleeps: number[] = [];
-  const client = new ProviderClient(anthropicDialect(), { baseUrl: server.url, ...key }, {
-    sleep: (ms) => {
-      sleeps.push(ms);
-      return Promise.resolve();
-    },
-  });
-  return {
-    server,
-    client,
-    sleeps,
-    async run(req = request()) {
-      const events: StreamEvent[] = [];
-      const outcome = await client.stream(req, (event) => events.push(event));
-      return {
-        events,
-        attempts: outcome.attempts,
-        status: outcome.status,
-        headers: outcome.headers,
-      };
-    },
-    [Symbol.asyncDispose]: () => server.close(),
-  };
+function harness(key: { apiKey?: string } = { apiKey: "sk-ant-fake" }): Promise<Harness> {
+  return startHarness({ dialect: anthropicDialect, encoder: anthropicEncoder, request }, key);
 }
 
 Deno.test("anthropic e2e: text and usage stream through the client", async () => {

@@ -1,10 +1,16 @@
 import assert from "node:assert/strict";
 import type { ChatRequest, Dialect, StreamEvent } from "@amber/core";
-import { ProviderClient } from "../../providers/client.ts";
 import { openaiResponsesDialect } from "../../providers/openai_responses.ts";
-import { SseDecoder } from "../../providers/sse.ts";
-import { FakeProvider } from "../../providers/testing/server.ts";
 import { openaiResponsesEncoder } from "../../providers/testing/openai_responses.ts";
+import {
+  assertFinish,
+  decodeWith,
+  ends,
+  errorOf,
+  type Harness,
+  startHarness,
+  text,
+} from "./_e2e.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -19,23 +25,12 @@ function request(overrides: Partial<ChatRequest> = {}): ChatRequest {
   return { model: "gpt-5", messages: [{ role: "user", content: "Hi" }], tools: [], ...overrides };
 }
 
+/** Runs `chunks` through the SSE decoder into a fresh dialect decoder. */
 function decode(
   chunks: readonly string[],
   dialect: Dialect = openaiResponsesDialect(),
 ): StreamEvent[] {
-  const events: StreamEvent[] = [];
-  const sink = (event: StreamEvent): void => {
-    events.push(event);
-  };
-  const decoder = dialect.decoder();
-  const sse = new SseDecoder(
-    (name, data) => decoder.event(name, data, sink),
-    (line) => decoder.unframed?.(line, sink),
-  );
-  for (const chunk of chunks) sse.push(chunk);
-  sse.end();
-  decoder.end(sink);
-  return events;
+  return decodeWith(dialect, chunks);
 }
 
 let seq = 0;
@@ -66,33 +61,6 @@ const USAGE = {
   output_tokens_details: { reasoning_tokens: 11 },
   total_tokens: 70,
 };
-
-function text(events: readonly StreamEvent[], type: "text" | "reasoning" = "text"): string {
-  let out = "";
-  for (const event of events) if (event.type === type) out += event.delta;
-  return out;
-}
-
-function ends(events: readonly StreamEvent[]): Extract<StreamEvent, { type: "toolCallEnd" }>[] {
-  return events.filter((event) => event.type === "toolCallEnd");
-}
-
-function errorOf(events: readonly StreamEvent[]): Extract<StreamEvent, { type: "error" }> {
-  const errors = events.filter((event) => event.type === "error");
-  assert.equal(errors.length, 1, `one error event in ${JSON.stringify(events)}`);
-  return errors[0];
-}
-
-function assertFinish(events: readonly StreamEvent[], reason: string): void {
-  assert.equal(
-    events.filter((e) => e.type === "finish").length,
-    1,
-    `one finish in ${JSON.stringify(events)}`,
-  );
-  const last = events.at(-1)!;
-  assert.equal(last.type, "finish");
-  assert.equal((last as { reason: string }).reason, reason);
-}
 
 // Shaped after a recorded gpt-5.1 stream: reasoning summary, text, then a function call.
 const RECORDED = [
@@ -500,38 +468,13 @@ Deno.test("responses: errors, retries, overflow and models are OpenAI's", () => 
 // ---------------------------------------------------------------------------------------------
 // End to end: ProviderClient against the fake provider
 
-interface Harness {
-  readonly server: FakeProvider;
-  readonly client: ProviderClient;
-  readonly sleeps: number[];
-  run(req?: ChatRequest): Promise<{ events: StreamEvent[]; attempts: number }>;
-  [Symbol.asyncDispose](): Promise<void>;
-}
-
-async function harness(key: { apiKey?: string } = { apiKey: "sk-fake" }): Promise<Harness> {
-  const server = await FakeProvider.start({ encoders: [openaiResponsesEncoder] });
-  const sleeps: number[] = [];
-  const client = new ProviderClient(
-    openaiResponsesDialect(),
-    { baseUrl: `${server.url}/v1`, ...key },
-    {
-      sleep: (ms) => {
-        sleeps.push(ms);
-        return Promise.resolve();
-      },
-    },
-  );
-  return {
-    server,
-    client,
-    sleeps,
-    async run(req = request()) {
-      const events: StreamEvent[] = [];
-      const outcome = await client.stream(req, (event) => events.push(event));
-      return { events, attempts: outcome.attempts };
-    },
-    [Symbol.asyncDispose]: () => server.close(),
-  };
+function harness(key: { apiKey?: string } = { apiKey: "sk-fake" }): Promise<Harness> {
+  return startHarness({
+    dialect: openaiResponsesDialect,
+    encoder: openaiResponsesEncoder,
+    basePath: "/v1",
+    request,
+  }, key);
 }
 
 Deno.test("responses e2e: reasoning, text and usage stream through the client", async () => {

@@ -1,10 +1,18 @@
 import assert from "node:assert/strict";
 import type { ChatRequest, Dialect, StreamEvent } from "@amber/core";
-import { ProviderClient } from "../../providers/client.ts";
 import { openaiDialect } from "../../providers/openai.ts";
 import { SseDecoder } from "../../providers/sse.ts";
-import { FakeProvider } from "../../providers/testing/server.ts";
 import { openaiEncoder } from "../../providers/testing/openai.ts";
+import {
+  assertFinish,
+  decodeWith,
+  ends,
+  errorOf,
+  type Harness,
+  startHarness,
+  text,
+  types,
+} from "./_e2e.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -26,19 +34,7 @@ function bodyOf(dialect: Dialect, req: ChatRequest, apiKey?: string): Record<str
 
 /** Runs `chunks` through the SSE decoder into a fresh dialect decoder. */
 function decode(chunks: readonly string[], dialect: Dialect = openaiDialect()): StreamEvent[] {
-  const events: StreamEvent[] = [];
-  const sink = (event: StreamEvent): void => {
-    events.push(event);
-  };
-  const decoder = dialect.decoder();
-  const sse = new SseDecoder(
-    (name, data) => decoder.event(name, data, sink),
-    (line) => decoder.unframed?.(line, sink),
-  );
-  for (const chunk of chunks) sse.push(chunk);
-  sse.end();
-  decoder.end(sink);
-  return events;
+  return decodeWith(dialect, chunks);
 }
 
 function data(value: unknown): string {
@@ -73,36 +69,8 @@ function usageChunk(prompt: number, completion: number, cached = 0, reasoning = 
   });
 }
 
-function types(events: readonly StreamEvent[]): string[] {
-  return events.map((event) => event.type);
-}
-
-function text(events: readonly StreamEvent[], type: "text" | "reasoning" = "text"): string {
-  let out = "";
-  for (const event of events) if (event.type === type) out += event.delta;
-  return out;
-}
-
 function finishes(events: readonly StreamEvent[]): StreamEvent[] {
   return events.filter((event) => event.type === "finish");
-}
-
-function ends(events: readonly StreamEvent[]): Extract<StreamEvent, { type: "toolCallEnd" }>[] {
-  return events.filter((event) => event.type === "toolCallEnd");
-}
-
-function errorOf(events: readonly StreamEvent[]): Extract<StreamEvent, { type: "error" }> {
-  const errors = events.filter((event) => event.type === "error");
-  assert.equal(errors.length, 1, `one error event in ${JSON.stringify(events)}`);
-  return errors[0];
-}
-
-/** Asserts exactly one finish, last, with `reason`. */
-function assertFinish(events: readonly StreamEvent[], reason: string): void {
-  assert.equal(finishes(events).length, 1, `one finish in ${JSON.stringify(events)}`);
-  const last = events.at(-1)!;
-  assert.equal(last.type, "finish");
-  assert.equal((last as { reason: string }).reason, reason);
 }
 
 // A stream as OpenAI sends it: role chunk, text, finish reason, usage chunk, [DONE].
@@ -624,34 +592,11 @@ Deno.test("openai: models are listed from data[].id, sorted; junk lists nothing"
 // ---------------------------------------------------------------------------------------------
 // End to end: ProviderClient against the fake provider
 
-interface Harness {
-  readonly server: FakeProvider;
-  readonly client: ProviderClient;
-  readonly sleeps: number[];
-  run(req?: ChatRequest): Promise<{ events: StreamEvent[]; attempts: number; status: number }>;
-  [Symbol.asyncDispose](): Promise<void>;
-}
-
-async function harness(key: { apiKey?: string } = { apiKey: "sk-fake" }): Promise<Harness> {
-  const server = await FakeProvider.start({ encoders: [openaiEncoder] });
-  const sleeps: number[] = [];
-  const client = new ProviderClient(openaiDialect(), { baseUrl: `${server.url}/v1`, ...key }, {
-    sleep: (ms) => {
-      sleeps.push(ms);
-      return Promise.resolve();
-    },
-  });
-  return {
-    server,
-    client,
-    sleeps,
-    async run(req = request()) {
-      const events: StreamEvent[] = [];
-      const outcome = await client.stream(req, (event) => events.push(event));
-      return { events, attempts: outcome.attempts, status: outcome.status };
-    },
-    [Symbol.asyncDispose]: () => server.close(),
-  };
+function harness(key: { apiKey?: string } = { apiKey: "sk-fake" }): Promise<Harness> {
+  return startHarness(
+    { dialect: openaiDialect, encoder: openaiEncoder, basePath: "/v1", request },
+    key,
+  );
 }
 
 Deno.test("openai e2e: text and usage stream through the client", async () => {

@@ -1,25 +1,14 @@
 import assert from "node:assert/strict";
-import {
-  type AccountRequest,
-  type AllowanceCapability,
-  type AllowanceSnapshot,
-  type Contribution,
-  EventBus,
-  type InstallResult,
-  type PluginServices,
-} from "@amber/core";
+import type { AllowanceCapability, AllowanceSnapshot } from "@amber/core";
 import { createAllowanceRegistry } from "@amber/registries/allowances";
-
-function services(owner: string): PluginServices {
-  return {
-    owner,
-    tools: { get: () => undefined, list: () => [] },
-    events: new EventBus(),
-    config: () => ({ plugins: {} }),
-    host: {},
-    workspace: { root: "/tmp" },
-  };
-}
+import {
+  conflictOf,
+  contributionOf,
+  ControlledFetch,
+  errorOf,
+  services,
+  settle,
+} from "./_fixtures.ts";
 
 function fixed(provider: string, value: unknown): AllowanceCapability {
   return {
@@ -31,48 +20,10 @@ function fixed(provider: string, value: unknown): AllowanceCapability {
 }
 
 /** An allowance whose every fetch waits until the test settles it. */
-class ControlledAllowance {
-  readonly requests: AccountRequest[] = [];
-  readonly pending: Array<PromiseWithResolvers<AllowanceSnapshot | undefined>> = [];
-
+class ControlledAllowance extends ControlledFetch<AllowanceSnapshot> {
   capability(provider: string): AllowanceCapability {
-    return {
-      kind: "allowance",
-      name: "usage",
-      provider,
-      fetch: (request) => {
-        this.requests.push(request);
-        const call = Promise.withResolvers<AllowanceSnapshot | undefined>();
-        this.pending.push(call);
-        return call.promise;
-      },
-    };
+    return { kind: "allowance", name: "usage", provider, fetch: this.fetch };
   }
-
-  resolve(value: AllowanceSnapshot | undefined): void {
-    this.pending.shift()!.resolve(value);
-  }
-}
-
-function contributionOf(result: InstallResult): Contribution {
-  assert.equal(result.status, "installed", JSON.stringify(result));
-  return (result as { contribution: Contribution }).contribution;
-}
-
-function errorOf(result: InstallResult): string {
-  assert.equal(result.status, "failed", JSON.stringify(result));
-  return (result as { error: string }).error;
-}
-
-function conflictOf(
-  result: InstallResult,
-): { readonly id: string; readonly owner: string } | undefined {
-  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
-  return result.conflict;
-}
-
-function settle(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 const go = { provider: "opencode_go", baseUrl: "https://opencode.ai/zen/go/v1", apiKey: "go-key" };

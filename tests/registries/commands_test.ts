@@ -1,25 +1,7 @@
 import { deepStrictEqual, match, ok, strictEqual, throws } from "node:assert/strict";
-import {
-  type CommandCapability,
-  type CommandOutcome,
-  type CommandTreeNode,
-  type Contribution,
-  EventBus,
-  type InstallResult,
-  type PluginServices,
-} from "@amber/core";
+import type { CommandCapability, CommandOutcome, CommandTreeNode } from "@amber/core";
 import { createCommandRegistry } from "@amber/registries/commands";
-
-function services(owner: string): PluginServices {
-  return {
-    owner,
-    tools: { get: () => undefined, list: () => [] },
-    events: new EventBus(),
-    config: () => ({ plugins: {} }),
-    host: {},
-    workspace: { root: "/tmp" },
-  };
-}
+import { conflictOf, contributionOf, errorOf, services } from "./_fixtures.ts";
 
 const hello: CommandCapability = {
   kind: "command",
@@ -41,25 +23,6 @@ function command(root: string, overrides: Partial<CommandCapability> = {}): Comm
     handlers: { run: () => `${root} ran` },
     ...overrides,
   };
-}
-
-function contributionOf(result: InstallResult): Contribution {
-  if (result.status !== "installed") {
-    throw new Error(`expected installed, got ${JSON.stringify(result)}`);
-  }
-  return result.contribution;
-}
-
-function errorOf(result: InstallResult): string {
-  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
-  return result.error;
-}
-
-function conflictOf(
-  result: InstallResult,
-): { readonly id: string; readonly owner: string } | undefined {
-  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
-  return result.conflict;
 }
 
 function errorText(outcome: CommandOutcome): string {

@@ -1,15 +1,12 @@
 import { deepStrictEqual, match, notStrictEqual, ok, strictEqual } from "node:assert/strict";
 import {
   type ActionCapability,
-  type Contribution,
-  EventBus,
   type GateCapability,
   type GuardCapability,
   type HookCapability,
   type InstallResult,
   type NamedRegistry,
   PHASE_HOOK_POINTS,
-  type PluginServices,
   type StateKeyCapability,
 } from "@amber/core";
 import {
@@ -20,36 +17,7 @@ import {
   createStateKeyRegistry,
 } from "@amber/registries/extensions";
 import { createRegistries } from "@amber/registries";
-
-function services(owner: string): PluginServices {
-  return {
-    owner,
-    tools: { get: () => undefined, list: () => [] },
-    events: new EventBus(),
-    config: () => ({ plugins: {} }),
-    host: {},
-    workspace: { root: "/tmp" },
-  };
-}
-
-function contributionOf(result: InstallResult): Contribution {
-  if (result.status !== "installed") {
-    throw new Error(`expected installed, got ${JSON.stringify(result)}`);
-  }
-  return result.contribution;
-}
-
-function errorOf(result: InstallResult): string {
-  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
-  return result.error;
-}
-
-function conflictOf(
-  result: InstallResult,
-): { readonly id: string; readonly owner: string } | undefined {
-  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
-  return result.conflict;
-}
+import { conflictOf, contributionOf, errorOf, services } from "./_fixtures.ts";
 
 function hook(name: string, overrides: Partial<HookCapability> = {}): HookCapability {
   return { kind: "hook", name, point: "StepEnd", run: () => ({}), ...overrides };

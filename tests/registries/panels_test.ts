@@ -1,23 +1,7 @@
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
-import {
-  type Contribution,
-  EventBus,
-  type InstallResult,
-  type PanelCapability,
-  type PluginServices,
-} from "@amber/core";
+import type { PanelCapability } from "@amber/core";
 import { createPanelRegistry } from "@amber/registries/panels";
-
-function services(owner: string): PluginServices {
-  return {
-    owner,
-    tools: { get: () => undefined, list: () => [] },
-    events: new EventBus(),
-    config: () => ({ plugins: {} }),
-    host: {},
-    workspace: { root: "/tmp" },
-  };
-}
+import { conflictOf, contributionOf, errorOf, services } from "./_fixtures.ts";
 
 function panel(id: string, overrides: Partial<PanelCapability> = {}): PanelCapability {
   return {
@@ -28,25 +12,6 @@ function panel(id: string, overrides: Partial<PanelCapability> = {}): PanelCapab
     lines: (width) => [`${id}:${width}`],
     ...overrides,
   };
-}
-
-function contributionOf(result: InstallResult): Contribution {
-  if (result.status !== "installed") {
-    throw new Error(`expected installed, got ${JSON.stringify(result)}`);
-  }
-  return result.contribution;
-}
-
-function errorOf(result: InstallResult): string {
-  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
-  return result.error;
-}
-
-function conflictOf(
-  result: InstallResult,
-): { readonly id: string; readonly owner: string } | undefined {
-  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
-  return result.conflict;
 }
 
 Deno.test("panels: install lists the panel; its contribution removes it once", () => {

@@ -1,47 +1,10 @@
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
-import {
-  type Contribution,
-  EventBus,
-  type InstallResult,
-  type Message,
-  type PluginServices,
-  type PromptBlockCapability,
-  type SealedContext,
-} from "@amber/core";
+import type { Message, PromptBlockCapability, SealedContext } from "@amber/core";
 import { createPromptRegistry, describeBlockError } from "@amber/registries/prompts";
-
-function services(owner: string): PluginServices {
-  return {
-    owner,
-    tools: { get: () => undefined, list: () => [] },
-    events: new EventBus(),
-    config: () => ({ plugins: {} }),
-    host: {},
-    workspace: { root: "/tmp" },
-  };
-}
+import { conflictOf, contributionOf, errorOf, services } from "./_fixtures.ts";
 
 function block(name: string, priority: number, render: () => string): PromptBlockCapability {
   return { kind: "prompt", name, priority, render };
-}
-
-function contributionOf(result: InstallResult): Contribution {
-  if (result.status !== "installed") {
-    throw new Error(`expected installed, got ${JSON.stringify(result)}`);
-  }
-  return result.contribution;
-}
-
-function errorOf(result: InstallResult): string {
-  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
-  return result.error;
-}
-
-function conflictOf(
-  result: InstallResult,
-): { readonly id: string; readonly owner: string } | undefined {
-  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
-  return result.conflict;
 }
 
 function frozen(messages: Message[]): SealedContext {

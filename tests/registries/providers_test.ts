@@ -1,27 +1,8 @@
 import assert from "node:assert/strict";
-import {
-  AmberError,
-  type Contribution,
-  type Dialect,
-  EventBus,
-  type InstallResult,
-  type PluginServices,
-  type Preset,
-  type ProviderCapability,
-} from "@amber/core";
+import { AmberError, type Dialect, type Preset, type ProviderCapability } from "@amber/core";
 import { createProviderRegistry, FlavorUnavailableError } from "@amber/registries/providers";
 import { namedDialect } from "../_helpers.ts";
-
-function services(owner: string): PluginServices {
-  return {
-    owner,
-    tools: { get: () => undefined, list: () => [] },
-    events: new EventBus(),
-    config: () => ({ plugins: {} }),
-    host: {},
-    workspace: { root: "/tmp" },
-  };
-}
+import { conflictOf, contributionOf, errorOf, services } from "./_fixtures.ts";
 
 const openaiDialect = (): Dialect => namedDialect("openai");
 const geminiDialect = (): Dialect => namedDialect("gemini");
@@ -54,23 +35,6 @@ function gemini(): ProviderCapability {
     dialect: geminiDialect,
     presets: [preset("gemini", "gemini")],
   };
-}
-
-function contributionOf(result: InstallResult): Contribution {
-  assert.equal(result.status, "installed", JSON.stringify(result));
-  return (result as { contribution: Contribution }).contribution;
-}
-
-function errorOf(result: InstallResult): string {
-  assert.equal(result.status, "failed", JSON.stringify(result));
-  return (result as { error: string }).error;
-}
-
-function conflictOf(
-  result: InstallResult,
-): { readonly id: string; readonly owner: string } | undefined {
-  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
-  return result.conflict;
 }
 
 Deno.test("provider_feed_follows_plugin_state", () => {

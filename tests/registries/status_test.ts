@@ -1,27 +1,13 @@
 import assert from "node:assert/strict";
 import {
-  type Contribution,
   emptyStatusSnapshot,
-  EventBus,
-  type InstallResult,
-  type PluginServices,
   type StatusSegmentCapability,
   type StatusSnapshot,
   type StatusText,
 } from "@amber/core";
 import { createStatusRegistry } from "@amber/registries/status";
 import { cellWidth } from "../../registries/_cell_width.ts";
-
-function services(owner: string): PluginServices {
-  return {
-    owner,
-    tools: { get: () => undefined, list: () => [] },
-    events: new EventBus(),
-    config: () => ({ plugins: {} }),
-    host: {},
-    workspace: { root: "/tmp" },
-  };
-}
+import { conflictOf, contributionOf, errorOf, services } from "./_fixtures.ts";
 
 function segment(
   name: string,
@@ -39,23 +25,6 @@ function segment(
       tone: "dim",
     }),
   };
-}
-
-function contributionOf(result: InstallResult): Contribution {
-  assert.equal(result.status, "installed", JSON.stringify(result));
-  return (result as { contribution: Contribution }).contribution;
-}
-
-function errorOf(result: InstallResult): string {
-  assert.equal(result.status, "failed");
-  return (result as { error: string }).error;
-}
-
-function conflictOf(
-  result: InstallResult,
-): { readonly id: string; readonly owner: string } | undefined {
-  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
-  return result.conflict;
 }
 
 const snapshot = emptyStatusSnapshot();

@@ -1,26 +1,8 @@
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
-import {
-  type Contribution,
-  EventBus,
-  type InstallResult,
-  type PluginServices,
-  type Tool,
-  type ToolCapability,
-  type ToolResult,
-} from "@amber/core";
+import type { Tool, ToolCapability, ToolResult } from "@amber/core";
 import { createToolRegistry } from "@amber/registries/tools";
 import { z } from "zod";
-
-function services(owner: string): PluginServices {
-  return {
-    owner,
-    tools: { get: () => undefined, list: () => [] },
-    events: new EventBus(),
-    config: () => ({ plugins: {} }),
-    host: {},
-    workspace: { root: "/tmp" },
-  };
-}
+import { conflictOf, contributionOf, errorOf, services } from "./_fixtures.ts";
 
 function tool(name: string, overrides: Partial<Tool> = {}): Tool {
   return {
@@ -37,25 +19,6 @@ function capability(
   tools: ToolCapability["tools"],
 ): ToolCapability {
   return { kind: "tool", name, tools };
-}
-
-function contributionOf(result: InstallResult): Contribution {
-  if (result.status !== "installed") {
-    throw new Error(`expected installed, got ${JSON.stringify(result)}`);
-  }
-  return result.contribution;
-}
-
-function errorOf(result: InstallResult): string {
-  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
-  return result.error;
-}
-
-function conflictOf(
-  result: InstallResult,
-): { readonly id: string; readonly owner: string } | undefined {
-  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
-  return result.conflict;
 }
 
 const greetSchema = {

@@ -1,54 +1,27 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import {
-  type AccountRequest,
-  type Contribution,
-  EventBus,
-  type InstallResult,
-  type PluginServices,
-  type WalletCapability,
-} from "@amber/core";
+import type { WalletCapability } from "@amber/core";
 import { createWalletRegistry } from "@amber/registries/wallets";
 import { sha256Hex } from "../../registries/_account.ts";
-
-function services(owner: string): PluginServices {
-  return {
-    owner,
-    tools: { get: () => undefined, list: () => [] },
-    events: new EventBus(),
-    config: () => ({ plugins: {} }),
-    host: {},
-    workspace: { root: "/tmp" },
-  };
-}
+import {
+  conflictOf,
+  contributionOf,
+  ControlledFetch,
+  errorOf,
+  services,
+  settle,
+} from "./_fixtures.ts";
 
 /** A wallet whose every fetch waits until the test settles it. */
-class ControlledWallet {
-  readonly requests: AccountRequest[] = [];
-  readonly pending: Array<PromiseWithResolvers<number | undefined>> = [];
-
+class ControlledWallet extends ControlledFetch<number> {
   capability(provider: string, currency?: string): WalletCapability {
     return {
       kind: "wallet",
       name: "balance",
       provider,
       ...(currency === undefined ? {} : { currency }),
-      fetch: (request) => {
-        this.requests.push(request);
-        const call = Promise.withResolvers<number | undefined>();
-        this.pending.push(call);
-        return call.promise;
-      },
+      fetch: this.fetch,
     };
-  }
-
-  /** Settles the oldest fetch not yet settled. */
-  resolve(value: number | undefined): void {
-    this.pending.shift()!.resolve(value);
-  }
-
-  reject(error: unknown): void {
-    this.pending.shift()!.reject(error);
   }
 }
 
@@ -61,28 +34,6 @@ function fixed(provider: string, value: unknown, currency?: string): WalletCapab
     ...(currency === undefined ? {} : { currency }),
     fetch: () => Promise.resolve(value as number | undefined),
   };
-}
-
-function contributionOf(result: InstallResult): Contribution {
-  assert.equal(result.status, "installed", JSON.stringify(result));
-  return (result as { contribution: Contribution }).contribution;
-}
-
-function errorOf(result: InstallResult): string {
-  assert.equal(result.status, "failed", JSON.stringify(result));
-  return (result as { error: string }).error;
-}
-
-function conflictOf(
-  result: InstallResult,
-): { readonly id: string; readonly owner: string } | undefined {
-  if (result.status !== "failed") throw new Error(`expected failed, got ${JSON.stringify(result)}`);
-  return result.conflict;
-}
-
-// Lets every pending microtask and promise callback run.
-function settle(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 const deepseek = { provider: "deepseek", baseUrl: "https://api.deepseek.com", apiKey: "sk-one" };
