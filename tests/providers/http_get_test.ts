@@ -85,10 +85,8 @@ Deno.test("a server slower than the timeout reads as undefined", async () => {
     return new Response("too late");
   });
   try {
-    const start = performance.now();
+    // The handler answers only after this resolves, so undefined here means the client gave up.
     assert.equal(await getWithBearer(url, "sk", { timeoutMs: 100 }), undefined);
-    const elapsed = performance.now() - start;
-    assert.ok(elapsed < 3_000, `gave up after ${elapsed.toFixed(0)} ms`);
     assert.equal(requests.length, 1);
   } finally {
     release.resolve();

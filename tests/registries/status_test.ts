@@ -264,27 +264,21 @@ Deno.test("composition follows installs and removals made between frames", () =>
   assert.equal(status.compose(80, snapshot).text, "b");
 });
 
-Deno.test("composing 40 segments at width 120 takes microseconds", () => {
+Deno.test("composing 40 segments at width 120 fits the width by dropping segments", () => {
   const status = createStatusRegistry();
   for (let i = 0; i < 40; i++) {
     status.install(`p${i}`, segment(`seg${i}`, `item ${i}`, i % 7, i % 5), services(`p${i}`));
   }
-  for (let i = 0; i < 200; i++) status.compose(120, snapshot);
-  const runs = 2_000;
-  const start = performance.now();
-  for (let i = 0; i < runs; i++) status.compose(120, snapshot);
-  const microseconds = (performance.now() - start) * 1000 / runs;
-  const bar = status.compose(120, snapshot);
-  assert.ok(cellWidth(bar.text) <= 120);
-  assert.ok(bar.dropped.length > 0);
-  // Typically a few microseconds; the bound is loose so a busy CI machine does not flake.
-  assert.ok(microseconds < 100, `compose took ${microseconds.toFixed(1)} µs`);
+  // How fast this is, bench/render_bench.ts measures; here, that repeated composition is stable.
+  const first = status.compose(120, snapshot);
+  for (let i = 0; i < 200; i++) assert.deepEqual(status.compose(120, snapshot), first);
+  assert.ok(cellWidth(first.text) <= 120);
+  assert.ok(first.dropped.length > 0);
 });
 
-Deno.test("installing and purging 1,000 plugins × 8 segments stays cheap", () => {
+Deno.test("installing and purging 1,000 plugins × 8 segments leaves nothing", () => {
   const status = createStatusRegistry();
   const capabilities = Array.from({ length: 8 }, (_, i) => i);
-  const start = performance.now();
   for (let p = 0; p < 1000; p++) {
     const owner = `p${p}`;
     for (const i of capabilities) {
@@ -293,7 +287,5 @@ Deno.test("installing and purging 1,000 plugins × 8 segments stays cheap", () =
   }
   assert.equal(status.entries().length, 8000);
   for (let p = 0; p < 1000; p++) status.purge(`p${p}`);
-  const elapsed = performance.now() - start;
   assert.equal(status.entries().length, 0);
-  assert.ok(elapsed < 500, `took ${elapsed.toFixed(1)} ms`);
 });
