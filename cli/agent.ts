@@ -33,6 +33,8 @@ export interface TurnOptions {
   readonly model: ModelPort;
   /** The model name. */
   readonly modelName: string;
+  /** The reasoning effort asked of the model. */
+  readonly reasoningEffort?: string;
   /** The provider preset, for the session header. */
   readonly provider: string;
   /** The prompt. */
@@ -157,6 +159,7 @@ export async function runTurn(
         approval: options.approval,
         ask: options.ask,
         maxSteps: options.maxSteps,
+        reasoningEffort: options.reasoningEffort,
         signal,
         // A sub-agent cannot start sub-agents: the recursion would have no bound but max steps.
         hostGate: ({ call }) =>
@@ -191,6 +194,7 @@ export async function runTurn(
       signal: options.signal,
       onEvent: printer,
       onResponse: options.onResponse,
+      reasoningEffort: options.reasoningEffort,
     });
     return { result, sessionId: file.id, exitCode: exitCodeOf(result.cause) };
   } finally {

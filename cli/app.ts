@@ -51,7 +51,7 @@ export const COMMANDS: readonly CliCommand[] = [
   walletCommand,
 ];
 
-const GLOBAL_OPTIONS = ["config-dir", "workspace"];
+const GLOBAL_OPTIONS = ["config-dir", "workspace", "effort"];
 const GLOBAL_FLAGS = ["version", "help"];
 
 function usage(): string {
@@ -73,6 +73,8 @@ options:
   --base-url URL                  the API's base URL (else baseUrl in config.yaml, else the
                                   preset's); the key comes from the variable the preset names,
                                   or apiKeyEnv in config.yaml
+  --effort LEVEL                  the reasoning effort asked of the model (else
+                                  reasoningEffort in config.yaml)
   --version                       the version
   --help                          this text`;
 }
@@ -133,6 +135,7 @@ export async function main(
         provider: parsed.options.get("provider"),
         model: parsed.options.get("model"),
         baseUrl: parsed.options.get("base-url"),
+        reasoningEffort: parsed.options.get("effort"),
       },
       host: (extras) =>
         host ??= openHost({

@@ -20,7 +20,7 @@ export class ConfigFileError extends Error {
   }
 }
 
-const STRING_FIELDS = ["provider", "model", "baseUrl", "apiKeyEnv"] as const;
+const STRING_FIELDS = ["provider", "model", "baseUrl", "apiKeyEnv", "reasoningEffort"] as const;
 const KNOWN_FIELDS: readonly string[] = [...STRING_FIELDS, "approval", "plugins"];
 const APPROVALS: readonly ApprovalPolicy[] = ["ask", "auto", "deny"];
 
@@ -49,7 +49,7 @@ export interface ConfigRead {
  * const read = await readConfigFile(dir);
  * console.log(read.problems.map((p) => p.message.slice(dir.length + 1)));
  * // [ "config.yaml:1:8: model: expected a string, found number 42",
- * //   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, approval, plugins)" ]
+ * //   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins)" ]
  * ```
  */
 export async function readConfigFile(dir: string): Promise<ConfigRead> {

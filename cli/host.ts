@@ -227,6 +227,7 @@ function snapshotFor(runtime: PluginRuntime, overrides: ProviderOverrides): Stat
   return {
     ...base,
     model: resolved.model,
+    reasoningEffort: resolved.reasoningEffort ?? "",
     wallet: hasWallet ? wallet.readout(request) : "",
     allowance: allowance.snapshot(request) === undefined ? "" : allowance.readout(request),
   };

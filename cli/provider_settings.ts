@@ -35,6 +35,8 @@ export interface ProviderOverrides {
   readonly model?: string;
   /** `--base-url`. */
   readonly baseUrl?: string;
+  /** `--effort`: the reasoning effort asked of the model. */
+  readonly reasoningEffort?: string;
 }
 
 /**
@@ -66,6 +68,8 @@ export interface ResolvedProvider {
   readonly settings: ProviderSettings;
   /** The model. */
   readonly model: string;
+  /** The reasoning effort asked of the model (`--effort`, else `reasoningEffort` in config.yaml). */
+  readonly reasoningEffort?: string;
   /** The environment variable the key is read from, when there is one. */
   readonly keyEnv?: string;
   /** Whether that variable holds a key. */
@@ -246,11 +250,13 @@ export function resolveProvider(
     preset.defaultModel;
   const keyEnv = (fromConfig ? nonEmpty(config.apiKeyEnv) : undefined) ?? nonEmpty(preset.keyEnv);
   const apiKey = keyEnv === undefined ? undefined : nonEmpty(env(keyEnv)?.trim());
+  const reasoningEffort = nonEmpty(overrides.reasoningEffort) ?? nonEmpty(config.reasoningEffort);
   return {
     preset,
     flavor,
     settings: apiKey === undefined ? { baseUrl } : { baseUrl, apiKey },
     model,
+    ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
     ...(keyEnv === undefined ? {} : { keyEnv }),
     keySet: apiKey !== undefined,
   };

@@ -33,6 +33,8 @@ export interface AmberConfig {
   readonly baseUrl?: string;
   /** The environment variable that holds the key. */
   readonly apiKeyEnv?: string;
+  /** The reasoning effort asked of the model ("low", "medium", "high"), where it has one. */
+  readonly reasoningEffort?: string;
   /** The approval policy. */
   readonly approval?: ApprovalPolicy;
   /** One section per plugin id. */

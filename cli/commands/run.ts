@@ -67,6 +67,7 @@ async function run(context: CommandContext): Promise<number> {
       host,
       model,
       modelName: resolved.model,
+      reasoningEffort: resolved.reasoningEffort,
       provider: resolved.preset.name,
       prompt,
       approval: approve,

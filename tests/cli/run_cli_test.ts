@@ -120,6 +120,26 @@ Deno.test("amber run streams the answer to stdout, tools to stderr, and keeps a 
   ]);
 });
 
+Deno.test("--effort (or reasoningEffort in config.yaml) reaches the model's request", async () => {
+  await using tmp = await tempDir();
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script({ text: "a" }, { text: "b" });
+  const flag = await amber(tmp.dir, tmp.dir, [
+    "run",
+    "hi",
+    "--effort",
+    "high",
+    "--base-url",
+    `${server.url}/v1`,
+  ]);
+  strictEqual(flag.code, 0, flag.err);
+  strictEqual((server.chats[0].body as { reasoning_effort?: string }).reasoning_effort, "high");
+  await Deno.writeTextFile(`${tmp.dir}/config.yaml`, "reasoningEffort: low\n");
+  const config = await amber(tmp.dir, tmp.dir, ["run", "hi", "--base-url", `${server.url}/v1`]);
+  strictEqual(config.code, 0, config.err);
+  strictEqual((server.chats[1].body as { reasoning_effort?: string }).reasoning_effort, "low");
+});
+
 Deno.test("amber run --json writes the event stream as JSON lines", async () => {
   await using tmp = await tempDir();
   await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
