@@ -21,6 +21,11 @@ export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" |
 export type StreamEvent =
   | { readonly type: "text"; readonly delta: string }
   | { readonly type: "reasoning"; readonly delta: string }
+  /**
+   * An opaque proof the provider attaches to the reasoning (Anthropic's thinking signature); it
+   * must travel back with that reasoning on the next request.
+   */
+  | { readonly type: "reasoningSignature"; readonly signature: string }
   | {
     readonly type: "toolCallStart";
     readonly index: number;

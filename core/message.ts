@@ -41,6 +41,8 @@ export type Message =
     readonly role: "assistant";
     readonly content: string;
     readonly reasoning?: string;
+    /** The provider's signature of `reasoning`, sent back with it (Anthropic thinking). */
+    readonly reasoningSignature?: string;
     readonly toolCalls?: readonly ToolCall[];
   }
   | {

@@ -708,6 +708,7 @@ function applyCommand(state: Map<string, unknown>, command: StateCommand): void 
 class Reply {
   readonly text: string[] = [];
   readonly reasoning: string[] = [];
+  readonly signatures: string[] = [];
   readonly calls: ToolCall[] = [];
   usage: { promptTokens: number; completionTokens: number } | undefined;
   finish: FinishReason | undefined;
@@ -722,6 +723,9 @@ class Reply {
           break;
         case "reasoning":
           this.reasoning.push(event.delta);
+          break;
+        case "reasoningSignature":
+          this.signatures.push(event.signature);
           break;
         case "toolCallEnd":
           this.calls.push({ id: event.id, name: event.name, arguments: event.arguments });
@@ -750,6 +754,11 @@ class Reply {
       role: "assistant",
       content,
       ...(this.reasoning.length > 0 ? { reasoning: this.reasoning.join("") } : {}),
+      // One signature proves one reasoning block; joined blocks under several signatures would
+      // prove nothing, so then none is kept.
+      ...(this.reasoning.length > 0 && this.signatures.length === 1
+        ? { reasoningSignature: this.signatures[0] }
+        : {}),
       ...(this.calls.length > 0 ? { toolCalls: this.calls } : {}),
     };
   }

@@ -7,8 +7,8 @@
  * - Arguments that are not a JSON object (invalid JSON from a model, or an array) are sent back
  *   as `input: {}`: the API takes nothing else, the transcript keeps the original text, and the
  *   tool result that follows already tells the model what went wrong.
- * - Assistant reasoning is not sent back: Anthropic only accepts thinking blocks with the
- *   signature it issued, and the neutral {@linkcode Message} has no place for one.
+ * - Assistant reasoning goes back as a thinking block only with the signature Anthropic issued
+ *   for it (`reasoningSignature`); unsigned reasoning is not sent back.
  * - Prompt caching: the system prompt's last block and the conversation's last block carry
  *   `cache_control: {type: "ephemeral"}`, so an agent loop re-reads its prefix at cache prices
  *   (tools come first in the cache order, so the system breakpoint covers them too).
@@ -159,6 +159,15 @@ function toWireMessages(messages: readonly Message[]): { system: string[]; turns
         break;
       case "assistant": {
         const blocks: Block[] = [];
+        // Signed thinking goes back first: with thinking on, the API requires it on the
+        // assistant turn that made tool calls. Unsigned reasoning cannot be sent back at all.
+        if (message.reasoning && message.reasoningSignature) {
+          blocks.push({
+            type: "thinking",
+            thinking: message.reasoning,
+            signature: message.reasoningSignature,
+          });
+        }
         if (message.content.length > 0) blocks.push({ type: "text", text: message.content });
         for (const call of message.toolCalls ?? []) {
           if (call.name.length === 0) continue;
@@ -271,6 +280,7 @@ interface AnthropicEvent {
     text?: string;
     partial_json?: string;
     thinking?: string;
+    signature?: string;
     stop_reason?: string | null;
   };
   usage?: AnthropicUsage;
@@ -336,8 +346,11 @@ class AnthropicDecoder implements StreamDecoder {
           case "thinking_delta":
             if (delta.thinking) sink({ type: "reasoning", delta: delta.thinking });
             return;
+          case "signature_delta":
+            if (delta.signature) sink({ type: "reasoningSignature", signature: delta.signature });
+            return;
           default:
-            // signature_delta, citations_delta: nothing the neutral events carry.
+            // citations_delta: nothing the neutral events carry.
             return;
         }
       }

@@ -523,3 +523,22 @@ for (const wire of WIRES) {
     strictEqual(result.messages.at(-1)?.content, "resumed fine");
   });
 }
+
+Deno.test("anthropic: signed thinking is kept on the assistant message and sent back with its tool call", async () => {
+  const wire = WIRES.find((w) => w.name === "anthropic")!;
+  const { server, base } = await setup([{ kind: "tool", name: "echo", tools: [echoTool()] }], [
+    { reasoning: "I will echo.", toolCalls: [{ name: "echo", arguments: { text: "x" } }] },
+    answer("done"),
+  ], wire);
+  await using _ = server;
+  const result = await runAgent(base);
+  const assistant = result.messages[1] as Extract<Message, { role: "assistant" }>;
+  strictEqual(assistant.reasoning, "I will echo.");
+  ok(assistant.reasoningSignature, "the signature was kept");
+  const second = server.chats[1].body as {
+    messages: { role: string; content: { type: string; signature?: string }[] }[];
+  };
+  const turn = second.messages.find((m) => m.role === "assistant")!;
+  strictEqual(turn.content[0].type, "thinking");
+  strictEqual(turn.content[0].signature, assistant.reasoningSignature);
+});

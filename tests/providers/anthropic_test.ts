@@ -300,7 +300,7 @@ Deno.test("anthropic: the same events come out however the bytes are split", () 
   assert.deepEqual(decode([whole.replaceAll("\n", "\r\n")]), expected);
 });
 
-Deno.test("anthropic: thinking streams as reasoning, its signature is ignored", () => {
+Deno.test("anthropic: thinking streams as reasoning, then its signature", () => {
   const events = decode([
     messageStart(),
     blockStart(0, { type: "thinking", thinking: "", signature: "" }),
@@ -317,7 +317,41 @@ Deno.test("anthropic: thinking streams as reasoning, its signature is ignored", 
   ]);
   assert.equal(text(events, "reasoning"), "Let me think.");
   assert.equal(text(events), "Done.");
-  assert.deepEqual(types(events), ["reasoning", "reasoning", "text", "usage", "finish"]);
+  assert.deepEqual(types(events), [
+    "reasoning",
+    "reasoning",
+    "reasoningSignature",
+    "text",
+    "usage",
+    "finish",
+  ]);
+  assert.deepEqual(events.find((e) => e.type === "reasoningSignature"), {
+    type: "reasoningSignature",
+    signature: "EqQBCgIYAhIM",
+  });
+});
+
+Deno.test("anthropic: signed reasoning goes back first as a thinking block; unsigned does not", () => {
+  const body = anthropicBody({
+    model: "claude",
+    tools: [],
+    messages: [
+      { role: "user", content: "read it" },
+      {
+        role: "assistant",
+        content: "",
+        reasoning: "I should read it.",
+        reasoningSignature: "EqQBCgIYAhIM",
+        toolCalls: [{ id: "toolu_1", name: "read", arguments: '{"path":"a"}' }],
+      },
+      { role: "tool", toolCallId: "toolu_1", name: "read", content: "text" },
+      { role: "assistant", content: "done", reasoning: "unsigned" },
+    ],
+  }) as { messages: { role: string; content: { type: string; [k: string]: unknown }[] }[] };
+  assert.deepEqual(body.messages[1].content.map((b) => b.type), ["thinking", "tool_use"]);
+  assert.equal(body.messages[1].content[0].signature, "EqQBCgIYAhIM");
+  assert.equal(body.messages[1].content[0].thinking, "I should read it.");
+  assert.deepEqual(body.messages[3].content.map((b) => b.type), ["text"]);
 });
 
 Deno.test("anthropic: a tool_use block starts, streams its JSON and ends whole", () => {
