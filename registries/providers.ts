@@ -229,16 +229,25 @@ export function createProviderRegistry(options: ProviderRegistryOptions = {}): P
     const flavors: FlavorEntry[] = [];
     for (const record of map.records()) {
       const slot = record.value;
-      if ("dialect" in slot) flavors.push(slot.entry);
-      else presets.push(slot);
+      if ("dialect" in slot) flavors.push(Object.freeze(slot.entry));
+      else presets.push(Object.freeze(slot));
     }
     presetList = Object.freeze(presets);
     flavorList = Object.freeze(flavors);
     viewVersion = map.version;
   }
 
+  // The map key of each flavor, made once: a fresh `flavor:` + name string per lookup would be
+  // hashed anew every time.
+  const flavorKeys = new Map<string, string>();
+  function flavorKey(flavor: string): string {
+    let key = flavorKeys.get(flavor);
+    if (key === undefined) flavorKeys.set(flavor, key = FLAVOR_ID + flavor);
+    return key;
+  }
+
   function flavorRecord(flavor: string): Entry | undefined {
-    return map.get(FLAVOR_ID + flavor);
+    return map.get(flavorKey(flavor));
   }
 
   function install(owner: string, capability: ProviderCapability): InstallResult {
@@ -258,7 +267,7 @@ export function createProviderRegistry(options: ProviderRegistryOptions = {}): P
           `${where(capability, owner)} brings flavor '${flavor}', which ${
             ownerLabel(holder.owner)
           } already provides`,
-          { id: FLAVOR_ID + flavor, owner: holder.owner },
+          { id: flavorKey(flavor), owner: holder.owner },
         );
       }
     }
@@ -302,29 +311,26 @@ export function createProviderRegistry(options: ProviderRegistryOptions = {}): P
       }
     }
 
+    // Entries are frozen when they are first handed out, not here: freezing three objects per
+    // install was the costliest part of enabling a provider, and most are never read.
     const records: Entry[] = [];
     const ids: string[] = [];
     if (dialect !== undefined) {
-      const record = map.add(FLAVOR_ID + flavor, owner, {
-        entry: Object.freeze({ flavor, owner }),
-        dialect,
-      })!;
+      const record = map.add(flavorKey(flavor), owner, { entry: { flavor, owner }, dialect })!;
       records.push(record);
       ids.push(record.id);
       remembered.set(flavor, owner);
     }
     for (const preset of capability.presets) {
       const { name, baseUrl, defaultModel, requiresKey, keyEnv } = preset;
-      const presetEntry: PresetEntry = Object.freeze(
-        keyEnv === undefined
-          ? { name, flavor: preset.flavor, baseUrl, defaultModel, requiresKey, owner }
-          : { name, flavor: preset.flavor, baseUrl, defaultModel, requiresKey, keyEnv, owner },
-      );
+      const presetEntry: PresetEntry = keyEnv === undefined
+        ? { name, flavor: preset.flavor, baseUrl, defaultModel, requiresKey, owner }
+        : { name, flavor: preset.flavor, baseUrl, defaultModel, requiresKey, keyEnv, owner };
       records.push(map.add(name, owner, presetEntry)!);
       ids.push(name);
     }
     return installed(
-      contribution("provider", capability.name, Object.freeze(ids), () => {
+      contribution("provider", capability.name, ids, () => {
         for (const record of records) map.delete(record.id, owner, record);
       }),
     );
@@ -361,7 +367,7 @@ export function createProviderRegistry(options: ProviderRegistryOptions = {}): P
     preset(name: string): PresetEntry | undefined {
       const record = map.get(name);
       const slot = record?.value;
-      return slot === undefined || "dialect" in slot ? undefined : slot;
+      return slot === undefined || "dialect" in slot ? undefined : Object.freeze(slot);
     },
 
     flavors(): readonly FlavorEntry[] {
