@@ -6,30 +6,13 @@
 
 import { match, ok, strictEqual } from "node:assert/strict";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { VERSION } from "@amber/cli";
 import { makeBundledPlugins } from "@amber/plugins";
 import { tempDir } from "../_helpers.ts";
+import { type Result, ROOT, runDeno } from "./_subprocess.ts";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
-interface Result {
-  readonly code: number;
-  readonly out: string;
-  readonly err: string;
-}
-
-async function deno(cwd: string, args: readonly string[], env: Record<string, string> = {}) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [...args],
-    cwd,
-    env: { NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes).trimEnd();
-  return { code: output.code, out: decode(output.stdout), err: decode(output.stderr) } as Result;
-}
+const deno = (cwd: string, args: readonly string[], env: Record<string, string> = {}) =>
+  runDeno(args, { cwd, env });
 
 Deno.test("the bundled single file runs: --version, plugins list, config, a third-party plugin, demo", async (t) => {
   await using tmp = await tempDir();

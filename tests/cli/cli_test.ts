@@ -2,26 +2,11 @@
 // `deno task amber`, against a real config directory on disk.
 
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { makeBundledPlugins } from "@amber/plugins";
 import { tempDir } from "../_helpers.ts";
+import { type Result, runAmber } from "./_subprocess.ts";
 
-const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
-const PERMISSIONS = ["--allow-read", "--allow-write", "--allow-env", "--allow-net=127.0.0.1"];
-
-async function amber(
-  configDir: string,
-  ...args: string[]
-): Promise<{ code: number; out: string; err: string }> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMISSIONS, MAIN, ...args],
-    env: { AMBER_CONFIG_DIR: configDir, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes).trimEnd();
-  return { code: output.code, out: decode(output.stdout), err: decode(output.stderr) };
-}
+const amber = (configDir: string, ...args: string[]): Promise<Result> => runAmber(configDir, args);
 
 Deno.test("amber --version answers", async () => {
   await using tmp = await tempDir();

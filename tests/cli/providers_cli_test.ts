@@ -3,7 +3,6 @@
 // started by the test.
 
 import { deepStrictEqual, match, ok, strictEqual, throws } from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { exact, type Plugin } from "@amber/core";
 import { openHost } from "@amber/cli";
 import { makeBundledPlugins } from "@amber/plugins";
@@ -17,9 +16,7 @@ import {
   UnknownProviderError,
 } from "../../cli/provider_settings.ts";
 import { tempDir } from "../_helpers.ts";
-
-const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
-const PERMISSIONS = ["--allow-read", "--allow-write", "--allow-env", "--allow-net=127.0.0.1"];
+import { type Result, runAmber } from "./_subprocess.ts";
 
 // Every key variable a bundled preset reads, blanked so that the developer's own keys neither
 // leak into a test nor change its outcome (an empty variable counts as not set).
@@ -35,20 +32,9 @@ const KEY_VARIABLES = [
   "KILOCODE_API_KEY",
 ];
 
-async function amber(
-  configDir: string,
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<{ code: number; out: string; err: string }> {
+function amber(configDir: string, env: Record<string, string>, ...args: string[]): Promise<Result> {
   const blank = Object.fromEntries(KEY_VARIABLES.map((name) => [name, ""]));
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMISSIONS, MAIN, ...args],
-    env: { ...blank, AMBER_CONFIG_DIR: configDir, NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes).trimEnd();
-  return { code: output.code, out: decode(output.stdout), err: decode(output.stderr) };
+  return runAmber(configDir, args, { env: { ...blank, ...env } });
 }
 
 function rows(text: string): string[][] {

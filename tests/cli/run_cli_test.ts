@@ -2,20 +2,14 @@
 // the fake provider on loopback, real transcripts on disk, a real kill -9 and a real Ctrl-C.
 
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { SessionFile } from "@amber/core";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { tempDir } from "../_helpers.ts";
+import { MAIN, PERMISSIONS, runAmber } from "./_subprocess.ts";
 
-const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
-const PERMISSIONS = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-net=127.0.0.1",
-  "--allow-run",
-];
+const KEY = { OPENAI_API_KEY: "sk-test-key-1234" };
 
+// A spawned amber, for the tests that kill or interrupt it mid-run.
 function command(
   configDir: string,
   workspace: string,
@@ -23,15 +17,9 @@ function command(
   env: Record<string, string> = {},
 ) {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMISSIONS, MAIN, ...args],
+    args: ["run", ...PERMISSIONS, "--allow-run", MAIN, ...args],
     // INIT_CWD is how `deno task` tells amber where the user started; the test's workspace is it.
-    env: {
-      AMBER_CONFIG_DIR: configDir,
-      INIT_CWD: workspace,
-      NO_COLOR: "1",
-      OPENAI_API_KEY: "sk-test-key-1234",
-      ...env,
-    },
+    env: { AMBER_CONFIG_DIR: configDir, INIT_CWD: workspace, NO_COLOR: "1", ...KEY, ...env },
     cwd: workspace,
     stdin: "null",
     stdout: "piped",
@@ -39,15 +27,13 @@ function command(
   });
 }
 
-async function amber(
-  configDir: string,
-  workspace: string,
-  args: string[],
-  env?: Record<string, string>,
-) {
-  const output = await command(configDir, workspace, args, env).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: output.code, out: decode(output.stdout), err: decode(output.stderr) };
+function amber(configDir: string, workspace: string, args: string[], env?: Record<string, string>) {
+  return runAmber(configDir, args, {
+    cwd: workspace,
+    env: { INIT_CWD: workspace, ...KEY, ...env },
+    flags: ["--allow-run"],
+    trim: false,
+  });
 }
 
 async function sessionIds(configDir: string): Promise<string[]> {

@@ -5,40 +5,15 @@
 
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { PluginFactory } from "@amber/core";
 import { testPlugin } from "@amber/core/testing";
 import { createRegistries } from "@amber/registries";
 import { tempDir } from "../_helpers.ts";
+import { type Result, ROOT, runAmber, runDeno } from "./_subprocess.ts";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const MAIN = join(ROOT, "cli", "main.ts");
-const PERMISSIONS = ["--allow-read", "--allow-write", "--allow-env", "--allow-net=127.0.0.1"];
-
-interface Result {
-  readonly code: number;
-  readonly out: string;
-  readonly err: string;
-}
-
-async function run(cwd: string, args: readonly string[], env: Record<string, string> = {}) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [...args],
-    cwd,
-    env: { NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes).trimEnd();
-  return { code: output.code, out: decode(output.stdout), err: decode(output.stderr) } as Result;
-}
-
-function amber(configDir: string, ...args: string[]): Promise<Result> {
-  return run(configDir, ["run", ...PERMISSIONS, MAIN, ...args], {
-    AMBER_CONFIG_DIR: configDir,
-    INIT_CWD: configDir,
-  });
-}
+const run = (cwd: string, args: readonly string[]): Promise<Result> => runDeno(args, { cwd });
+const amber = (configDir: string, ...args: string[]): Promise<Result> =>
+  runAmber(configDir, args, { cwd: configDir, env: { INIT_CWD: configDir } });
 
 Deno.test("amber plugin new: a package that tests, publishes, formats and lints as generated, and that amber loads", async () => {
   await using tmp = await tempDir();

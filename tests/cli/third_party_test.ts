@@ -4,29 +4,12 @@
 
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { VERSION } from "@amber/cli";
 import { tempDir } from "../_helpers.ts";
+import { type Result, runAmber } from "./_subprocess.ts";
 
-const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
-const PERMISSIONS = ["--allow-read", "--allow-write", "--allow-env", "--allow-net=127.0.0.1"];
-
-interface Result {
-  readonly code: number;
-  readonly out: string;
-  readonly err: string;
-}
-
-async function amber(configDir: string, ...args: string[]): Promise<Result> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMISSIONS, MAIN, ...args],
-    env: { AMBER_CONFIG_DIR: configDir, NO_COLOR: "1", INIT_CWD: configDir },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes).trimEnd();
-  return { code: output.code, out: decode(output.stdout), err: decode(output.stderr) };
-}
+const amber = (configDir: string, ...args: string[]): Promise<Result> =>
+  runAmber(configDir, args, { env: { INIT_CWD: configDir } });
 
 // A plugin that needs nothing from amber at run time: a factory over the host API, with a tool
 // and a command; `extra` goes into the plugin object (requires, a renamed id...).
