@@ -141,41 +141,14 @@ export async function runTurn(
   }
 
   let tasks = 0;
-  bindSubagents?.(async (prompt, { signal }) => {
-    const child = await SessionFile.create(host.configDir, {
-      id: `${file.id}-task${++tasks}`,
-      workspace: host.workspace,
-      provider: options.provider,
-      model: options.modelName,
-      title: prompt.replace(/\s+/g, " ").slice(0, 80),
-    }, options.secrets);
-    try {
-      const result = await runAgent({
-        runtime: host.runtime,
-        model: options.model,
-        modelName: options.modelName,
-        prompt,
-        session: child,
-        approval: options.approval,
-        ask: options.ask,
-        maxSteps: options.maxSteps,
-        reasoningEffort: options.reasoningEffort,
-        signal,
-        // A sub-agent cannot start sub-agents: the recursion would have no bound but max steps.
-        hostGate: ({ call }) =>
-          call.name === "task"
-            ? { kind: "block", reason: "a sub-agent cannot start another sub-agent" }
-            : { kind: "allow" },
-      });
-      const last = [...result.messages].reverse().find((m) => m.role === "assistant");
-      if (result.cause.kind !== "completed") {
-        throw new Error(`the sub-agent ended without an answer: ${describeEnd(result.cause)}`);
-      }
-      return last?.content ?? "";
-    } finally {
-      child.close();
-    }
-  });
+  bindSubagents?.((prompt, { signal }) =>
+    runSubagent({
+      ...options,
+      prompt,
+      signal,
+      sessionId: `${file.id}-task${++tasks}`,
+    })
+  );
 
   const printer = options.json ? jsonPrinter(io, file.id) : textPrinter(io);
   try {
@@ -199,6 +172,81 @@ export async function runTurn(
     return { result, sessionId: file.id, exitCode: exitCodeOf(result.cause) };
   } finally {
     file.close();
+  }
+}
+
+/** What {@linkcode runSubagent} runs with. */
+export interface SubagentOptions {
+  /** The started host. */
+  readonly host: Host;
+  /** The model client of the parent run. */
+  readonly model: ModelPort;
+  /** The model name. */
+  readonly modelName: string;
+  /** The reasoning effort. */
+  readonly reasoningEffort?: string;
+  /** The provider preset, for the session header. */
+  readonly provider: string;
+  /** The sub-agent's task. */
+  readonly prompt: string;
+  /** Its own session id. */
+  readonly sessionId: string;
+  /** Secrets never written to its transcript. */
+  readonly secrets: readonly string[];
+  /** The approval policy of the parent run. */
+  readonly approval: ApprovalPolicy;
+  /** Asks the user, as the parent run does. */
+  readonly ask?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+  /** The most model calls. */
+  readonly maxSteps: number;
+  /** Cancels it. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Runs a sub-agent (the `task` tool): a nested run on the parent's provider and environment,
+ * with its own session file, that cannot start sub-agents itself. Resolves to its final answer;
+ * rejects when it ends any other way.
+ *
+ * @example
+ * ```ts ignore
+ * const answer = await runSubagent({ host, model, modelName, provider, prompt, sessionId, ... });
+ * ```
+ */
+export async function runSubagent(options: SubagentOptions): Promise<string> {
+  const { host } = options;
+  const child = await SessionFile.create(host.configDir, {
+    id: options.sessionId,
+    workspace: host.workspace,
+    provider: options.provider,
+    model: options.modelName,
+    title: options.prompt.replace(/\s+/g, " ").slice(0, 80),
+  }, options.secrets);
+  try {
+    const result = await runAgent({
+      runtime: host.runtime,
+      model: options.model,
+      modelName: options.modelName,
+      reasoningEffort: options.reasoningEffort,
+      prompt: options.prompt,
+      session: child,
+      approval: options.approval,
+      ask: options.ask,
+      maxSteps: options.maxSteps,
+      signal: options.signal,
+      // A sub-agent cannot start sub-agents: the recursion would have no bound but max steps.
+      hostGate: ({ call }) =>
+        call.name === "task"
+          ? { kind: "block", reason: "a sub-agent cannot start another sub-agent" }
+          : { kind: "allow" },
+    });
+    if (result.cause.kind !== "completed") {
+      throw new Error(`the sub-agent ended without an answer: ${describeEnd(result.cause)}`);
+    }
+    const last = [...result.messages].reverse().find((m) => m.role === "assistant");
+    return last?.content ?? "";
+  } finally {
+    child.close();
   }
 }
 

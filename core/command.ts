@@ -103,3 +103,49 @@ export interface CommandRegistry extends OwnedRegistry<CommandCapability> {
    */
   dispatch(root: string, path: readonly string[], arg: string): Promise<CommandOutcome>;
 }
+
+/** How far a line's words reach into the command tree. */
+export interface CommandWalk {
+  /** The root the first word names, if any. */
+  readonly root?: CommandRoot;
+  /** The deepest node the words reach (the root itself when no child matched). */
+  readonly node?: CommandTreeNode;
+  /** The child names matched below the root. */
+  readonly path: readonly string[];
+  /** How many words were used: the root and the path; the rest is the argument. */
+  readonly used: number;
+}
+
+/**
+ * Matches words against a command tree: the first names a root, and each next word that names a
+ * child of the node reached so far joins the path. The headless `amber cmd`, the TUI's slash
+ * line and the plugin test host all read a command line this way.
+ *
+ * @example
+ * ```ts
+ * import { walkCommandTree } from "@amber/core";
+ * const tree = [{
+ *   name: "hello", path: "", help: "", man: "", owner: "hello",
+ *   children: [{ name: "greet", path: "greet", help: "", man: "", children: [] }],
+ * }];
+ * const walk = walkCommandTree(tree, ["hello", "greet", "Ada"]);
+ * console.log(walk.path, walk.used); // [ "greet" ] 2
+ * ```
+ */
+export function walkCommandTree(
+  tree: readonly CommandRoot[],
+  words: readonly string[],
+): CommandWalk {
+  const root = words.length === 0 ? undefined : tree.find((r) => r.name === words[0]);
+  if (root === undefined) return { path: [], used: Math.min(1, words.length) };
+  let node: CommandTreeNode = root;
+  const path: string[] = [];
+  let used = 1;
+  for (; used < words.length; used++) {
+    const child: CommandTreeNode | undefined = node.children.find((c) => c.name === words[used]);
+    if (child === undefined) break;
+    path.push(child.name);
+    node = child;
+  }
+  return { root, node, path, used };
+}

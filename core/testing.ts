@@ -55,7 +55,7 @@
 
 import type { ComposedStatus } from "./status.ts";
 import { emptyStatusSnapshot, type StatusSnapshot } from "./status.ts";
-import type { CommandOutcome, CommandTreeNode } from "./command.ts";
+import { type CommandOutcome, walkCommandTree } from "./command.ts";
 import type { Contribution } from "./capability.ts";
 import type { Dialect, ProviderSettings } from "./dialect.ts";
 import { AmberError } from "./errors.ts";
@@ -370,9 +370,9 @@ function describe(state: PluginState): string {
 // what is left is the argument, as `amber cmd` and the TUI read a line.
 function dispatchLine(registries: Registries, line: string): Promise<CommandOutcome> {
   const words = line.trim().replace(/^\//, "").split(/\s+/).filter((word) => word !== "");
-  const [rootWord, ...rest] = words;
+  const rootWord = words[0];
   const roots = registries.command.tree();
-  const root = roots.find((r) => r.name === rootWord);
+  const { root, path, used } = walkCommandTree(roots, words);
   if (root === undefined) {
     const names = roots.map((r) => r.name).join(", ") || "(none)";
     return Promise.resolve({
@@ -380,14 +380,5 @@ function dispatchLine(registries: Registries, line: string): Promise<CommandOutc
       error: `unknown command root '${rootWord ?? ""}'; roots: ${names}`,
     });
   }
-  let node: CommandTreeNode = root;
-  const path: string[] = [];
-  let i = 0;
-  for (; i < rest.length; i++) {
-    const child: CommandTreeNode | undefined = node.children.find((c) => c.name === rest[i]);
-    if (child === undefined) break;
-    path.push(child.name);
-    node = child;
-  }
-  return registries.command.dispatch(root.name, path, rest.slice(i).join(" "));
+  return registries.command.dispatch(root.name, path, words.slice(used).join(" "));
 }

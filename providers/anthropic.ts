@@ -45,6 +45,7 @@ import type {
   StreamDecoder,
   StreamSink,
 } from "@amber/core";
+import { argumentsObject } from "./_arguments.ts";
 import { bodyLine, errorLine, oneLine } from "./_error_text.ts";
 
 /** The API version every request names. */
@@ -108,20 +109,6 @@ function headersFor(settings: ProviderSettings): Record<string, string> {
   return headers;
 }
 
-/** The tool call's arguments as the object `tool_use.input` must be. */
-function inputObject(text: string): Record<string, unknown> {
-  if (text.length === 0) return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-      return value as Record<string, unknown>;
-    }
-  } catch {
-    // Kept as {}: see the module notes.
-  }
-  return {};
-}
-
 /**
  * The thinking budget for a reasoning effort: a named effort, a number of tokens, or undefined
  * when thinking is off ("none", "off"). An effort this dialect does not know reads as medium.
@@ -175,7 +162,7 @@ function toWireMessages(messages: readonly Message[]): { system: string[]; turns
             type: "tool_use",
             id: call.id,
             name: call.name,
-            input: inputObject(call.arguments),
+            input: argumentsObject(call.arguments),
           });
         }
         append("assistant", blocks);

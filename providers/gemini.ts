@@ -49,6 +49,7 @@ import type {
   StreamDecoder,
   StreamSink,
 } from "@amber/core";
+import { argumentsObject } from "./_arguments.ts";
 import { bodyLine, errorLine, oneLine } from "./_error_text.ts";
 
 /** The signature Gemini documents for replayed calls whose real signature is unknown. */
@@ -314,17 +315,6 @@ function headersFor(settings: ProviderSettings, json: boolean): Record<string, s
   return headers;
 }
 
-function argsObject(text: string): Record<string, unknown> {
-  if (text.length === 0) return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    if (isObject(value)) return value;
-  } catch {
-    // Invalid arguments replay as {}; the tool result that follows says what went wrong.
-  }
-  return {};
-}
-
 /** Whether an id came from a provider that pairs by id (Gemini) rather than from us or OpenAI. */
 function echoableId(id: string): boolean {
   return id.length > 0 && !id.startsWith("call_");
@@ -363,7 +353,7 @@ function toContents(messages: readonly Message[]): { system: string[]; contents:
         if (message.content.length > 0) parts.push({ text: message.content });
         for (const call of message.toolCalls ?? []) {
           if (call.name.length === 0) continue;
-          const functionCall: Part = { name: call.name, args: argsObject(call.arguments) };
+          const functionCall: Part = { name: call.name, args: argumentsObject(call.arguments) };
           if (echoableId(call.id)) functionCall.id = call.id;
           parts.push({ functionCall, thoughtSignature: SKIP_SIGNATURE });
         }

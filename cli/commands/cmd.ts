@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { CommandTreeNode } from "@amber/core";
+import { walkCommandTree } from "@amber/core";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 
@@ -25,19 +25,11 @@ async function cmd(context: CommandContext): Promise<number> {
   if (rootWord === undefined) {
     throw new UsageError(`usage: amber cmd <root> <path...> [arg]; roots: ${names}`);
   }
-  const root = roots.find((r) => r.name === rootWord);
-  if (root === undefined) {
+  const { root, node, path, used } = walkCommandTree(roots, words);
+  if (root === undefined || node === undefined) {
     throw new UsageError(`unknown command root '${rootWord}'; roots: ${names}`);
   }
-  let node: CommandTreeNode = root;
-  const path: string[] = [];
-  let i = 0;
-  for (; i < rest.length; i++) {
-    const child: CommandTreeNode | undefined = node.children.find((c) => c.name === rest[i]);
-    if (child === undefined) break;
-    path.push(child.name);
-    node = child;
-  }
+  const i = used - 1;
   if (node.action === undefined && node.children.length > 0) {
     const where = [rootWord, ...path].join(" ");
     const next = rest[i] === undefined ? "" : ` has no '${rest[i]}';`;

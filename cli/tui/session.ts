@@ -24,6 +24,7 @@ import {
   type SubagentService,
 } from "@amber/core";
 import { ProviderClient } from "@amber/providers/client";
+import { runSubagent } from "../agent.ts";
 import type { Host } from "../host.ts";
 import {
   accountSettings,
@@ -241,42 +242,23 @@ export class AgentSession {
   }
 
   // A sub-agent runs on the same provider with its own session file, and cannot start another.
-  async #subagent(prompt: string, signal: AbortSignal): Promise<string> {
-    if (this.#problem !== undefined) throw new Error(this.#problem);
+  #subagent(prompt: string, signal: AbortSignal): Promise<string> {
+    if (this.#problem !== undefined) return Promise.reject(new Error(this.#problem));
     const resolved = this.#resolved!;
-    const host = this.#o.host;
     const parent = this.#file?.id ?? newSessionId(new Date());
-    const child = await SessionFile.create(host.configDir, {
-      id: `${parent}-task${++this.#tasks}`,
-      workspace: host.workspace,
+    return runSubagent({
+      host: this.#o.host,
+      model: this.#client!,
+      modelName: resolved.model,
+      reasoningEffort: resolved.reasoningEffort,
       provider: resolved.preset.name,
-      model: resolved.model,
-      title: prompt.replace(/\s+/g, " ").slice(0, 80),
-    }, this.#secrets());
-    try {
-      const result = await runAgent({
-        runtime: host.runtime,
-        model: this.#client!,
-        modelName: resolved.model,
-        reasoningEffort: resolved.reasoningEffort,
-        prompt,
-        session: child,
-        approval: this.#o.approval,
-        ask: (request) => this.#o.ask(request, signal),
-        maxSteps: this.#o.maxSteps,
-        signal,
-        hostGate: ({ call }) =>
-          call.name === "task"
-            ? { kind: "block", reason: "a sub-agent cannot start another sub-agent" }
-            : { kind: "allow" },
-      });
-      if (result.cause.kind !== "completed") {
-        throw new Error(`the sub-agent ended without an answer: ${result.cause.kind}`);
-      }
-      const last = [...result.messages].reverse().find((m) => m.role === "assistant");
-      return last?.content ?? "";
-    } finally {
-      child.close();
-    }
+      prompt,
+      sessionId: `${parent}-task${++this.#tasks}`,
+      secrets: this.#secrets(),
+      approval: this.#o.approval,
+      ask: (request) => this.#o.ask(request, signal),
+      maxSteps: this.#o.maxSteps,
+      signal,
+    });
   }
 }

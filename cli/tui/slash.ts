@@ -7,7 +7,12 @@
  * @module
  */
 
-import type { CommandOutcome, CommandRegistry, CommandRoot } from "@amber/core";
+import {
+  type CommandOutcome,
+  type CommandRegistry,
+  type CommandRoot,
+  walkCommandTree,
+} from "@amber/core";
 
 /** A command line split into the node it names and its argument. */
 export interface SlashCommand {
@@ -38,25 +43,13 @@ export interface SlashCommand {
 export function parseSlash(line: string, tree: readonly CommandRoot[]): SlashCommand | undefined {
   const text = line.trimStart();
   if (!text.startsWith("/")) return undefined;
-  let rest = text.slice(1);
-  const rootMatch = /^(\S+)\s*/.exec(rest);
-  if (rootMatch === null) return undefined;
-  const root = rootMatch[1];
-  rest = rest.slice(rootMatch[0].length);
-  const path: string[] = [];
-  let node = tree.find((candidate) => candidate.name === root);
-  while (node !== undefined && node.children.length > 0) {
-    const word = /^(\S+)\s*/.exec(rest);
-    if (word === null) break;
-    const child: CommandRoot["children"][number] | undefined = node.children.find((c) =>
-      c.name === word[1]
-    );
-    if (child === undefined) break;
-    path.push(child.name);
-    rest = rest.slice(word[0].length);
-    node = child as CommandRoot;
-  }
-  return { root, path, arg: rest.trimEnd() };
+  const body = text.slice(1);
+  // Words with their positions: the argument is the rest of the line as typed, not re-joined.
+  const words = [...body.matchAll(/\S+/g)];
+  if (words.length === 0 || words[0].index !== 0) return undefined;
+  const { path, used } = walkCommandTree(tree, words.map((word) => word[0]));
+  const arg = used < words.length ? body.slice(words[used].index).trimEnd() : "";
+  return { root: words[0][0], path, arg };
 }
 
 /**

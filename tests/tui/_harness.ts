@@ -58,6 +58,8 @@ export interface Running extends AsyncDisposable {
   readonly workspace: string;
   readonly exit: Promise<number>;
   waitFor(test: RegExp | ((screen: string) => boolean), what?: string): Promise<string>;
+  /** Resolves once no turn is running. */
+  idle(): Promise<string>;
 }
 
 export async function startTui(
@@ -104,6 +106,9 @@ export async function startTui(
     }
     throw new Error(`timed out waiting for ${what}; the screen:\n${terminal.text()}`);
   };
+  // An answer is on screen a moment before its turn ends (the step is committed after); keys
+  // typed before then go to a busy session. Tests wait for this before the next prompt.
+  const idle = () => waitFor(() => !tui.app.busy, "the turn to end");
   return {
     tui,
     terminal,
@@ -112,6 +117,7 @@ export async function startTui(
     workspace,
     exit,
     waitFor,
+    idle,
     async [Symbol.asyncDispose]() {
       tui.app.quit();
       await exit;

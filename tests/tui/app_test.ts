@@ -63,11 +63,13 @@ Deno.test("a tool that needs approval asks; once, always for the session, and de
   t.terminal.type("y");
   await t.waitFor(/✓ first-run/);
   await t.waitFor(/ran it/);
+  await t.idle();
 
   t.terminal.type("twice\r");
   await t.waitFor(/Allow bash: \$ echo second-run/);
   t.terminal.type("a");
   await t.waitFor(/ran both/);
+  await t.idle();
   const screen = t.terminal.text();
   assert.match(screen, /✓ second-run/);
   assert.match(screen, /✓ third-run/, "'always' was remembered: no second prompt");
@@ -255,6 +257,7 @@ Deno.test("/sessions, /resume and /model work on the live session", async () => 
   await t.waitFor(/^›$/m);
   t.terminal.type("first question\r");
   await t.waitFor(/first answer/);
+  await t.idle();
   const [id] = await sessionIds(t.configDir);
   t.terminal.type("/clear\r");
   await t.waitFor((s) => !s.includes("first answer"), "a cleared screen");
@@ -267,6 +270,7 @@ Deno.test("/sessions, /resume and /model work on the live session", async () => 
   await t.waitFor(/provider openai, model other-model/);
   t.terminal.type("and again\r");
   await t.waitFor(/second answer/);
+  await t.idle();
   assert.equal(
     t.server.chats.at(-1)!.body && (t.server.chats.at(-1)!.body as { model: string }).model,
     "other-model",
