@@ -88,20 +88,30 @@ interface Cluster {
   readonly style: Style;
 }
 
+/**
+ * Whether `text` is printable ASCII only: one cell per code unit, so the cluster walk can be
+ * skipped (most of what a terminal shows).
+ *
+ * @example
+ * ```ts
+ * import { isPrintableAscii } from "./lines.ts";
+ * console.log(isPrintableAscii("abc"), isPrintableAscii("中")); // true false
+ * ```
+ */
+export function isPrintableAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code > 0x7e) return false;
+  }
+  return true;
+}
+
 function clustersOf(spans: readonly Span[]): Cluster[] {
   const clusters: Cluster[] = [];
   for (const span of spans) {
     const text = sanitize(span.text);
     const style = span.style;
-    let ascii = true;
-    for (let i = 0; i < text.length; i++) {
-      const code = text.charCodeAt(i);
-      if (code < 0x20 || code > 0x7e) {
-        ascii = false;
-        break;
-      }
-    }
-    if (ascii) {
+    if (isPrintableAscii(text)) {
       for (let i = 0; i < text.length; i++) clusters.push({ text: text[i], width: 1, style });
     } else {
       forEachCluster(text, (cluster, width) => clusters.push({ text: cluster, width, style }));

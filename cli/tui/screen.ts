@@ -13,7 +13,7 @@
 
 import { forEachCluster } from "@amber/registries/cells";
 import type { Span, StyledLine } from "./lines.ts";
-import { sanitize } from "./lines.ts";
+import { isPrintableAscii, sanitize } from "./lines.ts";
 import { sgr, type Style } from "./style.ts";
 
 /** Where rendered frames go. */
@@ -149,15 +149,7 @@ export class Screen {
     if (row < 0 || row >= this.#height) return col;
     const end = Math.min(limit, this.#width);
     const base = row * this.#width;
-    let ascii = true;
-    for (let i = 0; i < text.length; i++) {
-      const code = text.charCodeAt(i);
-      if (code < 0x20 || code > 0x7e) {
-        ascii = false;
-        break;
-      }
-    }
-    if (ascii) {
+    if (isPrintableAscii(text)) {
       for (let i = 0; i < text.length && col < end; i++, col++) {
         this.#put(base, col, text[i], 1, style);
       }
