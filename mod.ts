@@ -16,5 +16,6 @@
  */
 
 export * from "@amber/core";
+export * from "@amber/core/kernel";
 export { createRegistries, type RegistriesOptions } from "@amber/registries";
 export { makeBundledPlugins } from "@amber/plugins";

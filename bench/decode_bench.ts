@@ -247,15 +247,13 @@ function sseResponse(chunks: readonly Uint8Array[]): Response {
   return new Response(body(chunks), { headers: { "content-type": "text/event-stream" } });
 }
 
-// amber's whole client (fetch, reader loop, idle watchdog, guarded sink) on the same bytes: the
-// global fetch is replaced, for this bench process only, by one answering from memory.
-let served: readonly Uint8Array[] = [];
-globalThis.fetch = (): Promise<Response> => Promise.resolve(sseResponse(served));
-
+// amber's whole client (fetch, reader loop, idle watchdog, guarded sink) on the same bytes, with
+// a `fetch` of its own answering from memory, as the AI SDK's providers get below.
 async function amberClient(dialect: Dialect, chunks: readonly Uint8Array[]): Promise<number> {
-  served = chunks;
   let count = 0;
-  const client = new ProviderClient(dialect, { baseUrl: "http://127.0.0.1:1", apiKey: "x" });
+  const client = new ProviderClient(dialect, { baseUrl: "http://127.0.0.1:1", apiKey: "x" }, {
+    fetch: () => Promise.resolve(sseResponse(chunks)),
+  });
   await client.stream({ model: "m", messages: [], tools: [] }, () => {
     count++;
   });

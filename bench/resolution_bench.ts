@@ -3,7 +3,8 @@
 // Run: deno bench -A bench/resolution_bench.ts
 
 import { satisfies } from "semver";
-import { admits, type CapabilityBound, enforceBound, exact } from "../core/bound.ts";
+import { admits, type CapabilityBound, exact } from "../core/bound.ts";
+import { enforceBound } from "../core/bound_check.ts";
 import { type DependencyNode, dependentsOf, orderPlugins } from "../core/dependency.ts";
 import { makePlugin, makeRuntime } from "../tests/_helpers.ts";
 

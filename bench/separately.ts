@@ -1,12 +1,30 @@
-// Runs every case of a benchmark file in its own process, alternating the cases, several rounds,
-// and prints the median of each case's average with its ratio to the first case. `deno bench`
-// runs all cases in one isolate, where one case's garbage and JIT state can tilt another's.
+// Runs every case of a benchmark file in its own process, alternating the order of the cases
+// from round to round, and prints the median of each case's average with its ratio to the first
+// case of its group. `deno bench` runs all cases in one isolate, where one case's garbage and JIT
+// state can tilt another's.
 //
-// deno run -A bench/separately.ts bench/runtime_bench.ts [rounds]
+// deno run -A bench/separately.ts <bench file> [rounds] [filter]
+//
+// `filter` (a substring of the case names) picks some cases. The case names are read by
+// importing the file with `Deno.bench` replaced (in a child process, with bench/'s import map),
+// so listing them runs no case.
 
-const [file, roundsArg] = Deno.args;
+// The benchmark-only packages (hookable, avvio...) resolve through bench/'s own import map.
+const here = new URL(".", import.meta.url).pathname;
+const config = [
+  ...(exists(`${here}import_map.json`) ? ["--import-map", `${here}import_map.json`] : []),
+  ...(exists(`${here}deno.lock`) ? [`--lock=${here}deno.lock`] : []),
+];
+
+if (Deno.args[0] === "--list") {
+  // Run in a child with the import map: prints the cases of Deno.args[1] as JSON.
+  console.log(JSON.stringify(await collectCases(Deno.args[1])));
+  Deno.exit(0);
+}
+
+const [file, roundsArg, filter] = Deno.args;
 if (!file) {
-  console.error("usage: deno run -A bench/separately.ts <bench file> [rounds]");
+  console.error("usage: deno run -A bench/separately.ts <bench file> [rounds] [filter]");
   Deno.exit(2);
 }
 const rounds = Number(roundsArg ?? 5);
@@ -15,27 +33,66 @@ interface BenchJson {
   benches: { name: string; results: { ok?: { avg: number } }[] }[];
 }
 
-async function run(filter?: string): Promise<BenchJson> {
-  const args = ["bench", "-A", "--json", ...(filter ? ["--filter", filter] : []), file];
-  const output = await new Deno.Command(Deno.execPath(), { args, stdout: "piped", stderr: "null" })
-    .output();
-  return JSON.parse(new TextDecoder().decode(output.stdout));
+interface Case {
+  readonly name: string;
+  readonly group: string;
 }
 
-const names = (await run()).benches.map((b) => b.name);
-const samples = new Map<string, number[]>(names.map((n) => [n, []]));
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function collectCases(path: string): Promise<Case[]> {
+  const cases: Case[] = [];
+  const collect = (definition: { name?: string; group?: string } | string) => {
+    if (typeof definition === "string") cases.push({ name: definition, group: "" });
+    else cases.push({ name: definition.name ?? "", group: definition.group ?? "" });
+  };
+  Object.defineProperty(Deno, "bench", { value: collect, configurable: true, writable: true });
+  await import(new URL(path, `file://${Deno.cwd()}/`).href);
+  return cases;
+}
+
+async function listCases(): Promise<Case[]> {
+  const args = ["run", "-A", ...config, import.meta.filename!, "--list", file];
+  const output = await new Deno.Command(Deno.execPath(), { args, stdout: "piped" }).output();
+  const cases = JSON.parse(new TextDecoder().decode(output.stdout)) as Case[];
+  return cases.filter((c) => filter === undefined || c.name.includes(filter));
+}
+
+async function run(name: string): Promise<number | undefined> {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const args = ["bench", "-A", ...config, "--json", "--filter", `/^${escaped}$/`, file];
+  const output = await new Deno.Command(Deno.execPath(), { args, stdout: "piped", stderr: "null" })
+    .output();
+  const result = JSON.parse(new TextDecoder().decode(output.stdout)) as BenchJson;
+  return result.benches[0]?.results[0]?.ok?.avg;
+}
+
+const cases = await listCases();
+const samples = new Map<string, number[]>(cases.map((c) => [c.name, []]));
 for (let round = 0; round < rounds; round++) {
-  for (const name of round % 2 ? [...names].reverse() : names) {
-    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    const result = await run(`/^${escaped}$/`);
-    const avg = result.benches[0]?.results[0]?.ok?.avg;
+  for (const { name } of round % 2 ? [...cases].reverse() : cases) {
+    const avg = await run(name);
     if (avg !== undefined) samples.get(name)!.push(avg);
   }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const first = median(samples.get(names[0])!);
-for (const name of names) {
-  const m = median(samples.get(name)!);
+const firstOfGroup = new Map<string, number>();
+for (const { name, group } of cases) {
+  const values = samples.get(name)!;
+  if (values.length === 0) {
+    console.log(`    failed         ${name}`);
+    continue;
+  }
+  const m = median(values);
+  if (!firstOfGroup.has(group)) firstOfGroup.set(group, m);
   const figure = m >= 1e6 ? `${(m / 1e6).toFixed(2)} ms` : `${(m / 1e3).toFixed(2)} µs`;
-  console.log(`${figure.padStart(10)}  ${(m / first).toFixed(2)}x  ${name}`);
+  const ratio = (m / firstOfGroup.get(group)!).toFixed(2);
+  console.log(`${figure.padStart(11)}  ${ratio.padStart(6)}x  ${name}`);
 }

@@ -1,6 +1,6 @@
 /**
- * The headless host: the registries, the runtime with the bundled plugins, and what the host
- * itself contributes (status segments, the plugin console panel, the `/set` and `/get` commands).
+ * The headless host: the registries, the runtime with the bundled plugins, and core's own
+ * contributions (see `core_contributions.ts`), installed as a plugin's are.
  *
  * @module
  */
@@ -9,33 +9,30 @@ import {
   type AmberConfig,
   configDir as defaultConfigDir,
   type Diagnostic,
-  emptyStatusSnapshot,
   headlessUi,
   type HostServices,
   type Plugin,
   PluginRuntime,
   type PluginServices,
   type Registries,
-  type StatusSegmentCapability,
   type StatusSnapshot,
   type SubagentService,
   type UiService,
 } from "@amber/core";
 import { makeBundledPlugins } from "@amber/plugins";
-import { openaiDialect } from "@amber/providers/openai";
 import { createRegistries } from "@amber/registries";
-import type { CoreCommandRoots } from "@amber/registries/commands";
 import { loadConfigFile } from "./config_file.ts";
+import {
+  coreContributions,
+  coreServices,
+  type FrontEndContributions,
+  installCore,
+} from "./core_contributions.ts";
 import { createJobService } from "./jobs.ts";
 import { createTodoService } from "./todos.ts";
 import { registerThirdPartyPlugins } from "./third_party.ts";
-import { describeState, pluginConsoleLines } from "./plugin_console.ts";
-import {
-  accountSettings,
-  type ProviderOverrides,
-  type ResolvedProvider,
-  resolveProvider,
-} from "./provider_settings.ts";
+import type { ProviderOverrides } from "./provider_settings.ts";
+import { providerSnapshot, resolveProviderFor } from "./session/provider.ts";
 
 /** Options of {@linkcode openHost}. */
 export interface HostOptions {
@@ -59,10 +56,10 @@ export interface HostOptions {
   /** The UI services plugins reach as `host.ui`; a headless one that refuses questions by default. */
   readonly ui?: UiService;
   /**
-   * Command roots the host adds to the core's `/set` and `/get` (the interactive session's
-   * `/help`, `/quit`, ...); the registry's core roots are fixed when it is made.
+   * What the front end adds to core's own contributions (the interactive session's commands and
+   * status segments); they install as core's do.
    */
-  readonly commands?: CoreCommandRoots;
+  readonly frontEnd?: FrontEndContributions;
 }
 
 /** A started host. */
@@ -84,6 +81,8 @@ export interface Host {
   readonly workspace: string;
   /** The host services plugins were given: background jobs, todos, maybe sub-agents. */
   readonly services: HostServices;
+  /** The services core's own contributions were installed with (owner `core`). */
+  readonly coreServices: PluginServices;
   /** Deactivates every plugin (their state files stay as they are) and stops every job. */
   close(): Promise<void>;
 }
@@ -98,50 +97,21 @@ export interface Host {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openHost } from "@amber/cli";
- * const host = await openHost({ configDir: await Deno.makeTempDir() });
- * console.log(host.runtime.state("hello").status); // "active"
+ * const configDir = await Deno.makeTempDir();
+ * const host = await openHost({ configDir, workspace: configDir });
+ * assert.equal(host.runtime.state("hello").status, "active");
+ * assert.equal(host.coreServices.workspace.root, configDir);
  * await host.close();
  * ```
  */
 export async function openHost(options: HostOptions = {}): Promise<Host> {
   const dir = options.configDir ?? defaultConfigDir(Deno.env.toObject());
   const config = await loadConfigFile(dir);
-  // The command handlers below close over `runtime`, created right after the registries: they
-  // only run once the host is up.
+  // The render-error handler closes over `runtime`, created right after the registries: it only
+  // runs once the host is up.
   const registries = createRegistries({
-    coreFlavors: { openai: openaiDialect },
-    coreCommands: {
-      ...options.commands,
-      set: {
-        help: "Change a setting",
-        subtree: { plugin: { help: "Turn a plugin on or off: /set plugin on|off <id>" } },
-        handlers: {
-          plugin: async (arg) => {
-            const [word, id, ...rest] = arg.trim().split(/\s+/);
-            if ((word !== "on" && word !== "off") || !id || rest.length > 0) {
-              throw new Error("usage: /set plugin on|off <id>");
-            }
-            const result = await runtime.setState(id, word === "on");
-            return `${id}: ${describeState(result.state)}`;
-          },
-        },
-      },
-      get: {
-        help: "Show a setting",
-        subtree: { plugin: { help: "Show a plugin: /get plugin <id>" } },
-        handlers: {
-          plugin: (arg) => {
-            const id = arg.trim();
-            if (!id) throw new Error("usage: /get plugin <id>");
-            const info = runtime.info(id);
-            return `${id} ${info.plugin.version}: ${
-              describeState(info.state)
-            }, ${info.contributions.length} contributions`;
-          },
-        },
-      },
-    },
     onRenderError: (owner, name, error) =>
       runtime.report({
         pluginId: owner,
@@ -169,12 +139,15 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     host: services,
     onDiagnostic: options.onDiagnostic,
   });
-  installCoreContributions(runtime);
+  const core = coreServices(runtime, workspace, services);
+  const contributions = coreContributions(runtime, options.frontEnd);
+  installCore(registries, core, contributions.first, true);
   const plugins = options.plugins ?? makeBundledPlugins();
   for (const plugin of plugins) runtime.register(plugin);
   const added = options.thirdParty === false ? [] : await registerThirdPartyPlugins(runtime, dir);
   claimFlavors(registries, [...plugins, ...added]);
   await runtime.start();
+  installCore(registries, core, contributions.last, false);
   return {
     runtime,
     registries,
@@ -182,6 +155,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     config,
     workspace,
     services,
+    coreServices: core,
     snapshot: (overrides) => snapshotFor(runtime, overrides ?? {}),
     close: async () => {
       await runtime.stop();
@@ -206,102 +180,17 @@ function claimFlavors(registries: Registries, plugins: readonly Plugin[]): void 
   }
 }
 
+// The snapshot for a command without a session (`amber status`); a session's own snapshot uses
+// the provider it resolved when it opened.
 function snapshotFor(runtime: PluginRuntime, overrides: ProviderOverrides): StatusSnapshot {
   const config = runtime.config();
-  const base = emptyStatusSnapshot();
-  let resolved: ResolvedProvider;
-  try {
-    resolved = resolveProvider({ registries: runtime.registries, config, runtime }, overrides);
-  } catch {
-    // A provider that cannot be used shows no account; the command that uses it says why.
-    return {
-      ...base,
-      model: overrides.model ?? config.model ?? "",
-      wallet: "",
-      allowance: "",
-    };
-  }
-  const request = accountSettings(resolved);
-  const { wallet, allowance } = runtime.registries;
-  const hasWallet = wallet.entries().some((entry) => entry.id === request.provider);
-  return {
-    ...base,
-    model: resolved.model,
-    reasoningEffort: resolved.reasoningEffort ?? "",
-    wallet: hasWallet ? wallet.readout(request) : "",
-    allowance: allowance.snapshot(request) === undefined ? "" : allowance.readout(request),
-  };
-}
-
-const CORE_SEGMENTS: readonly StatusSegmentCapability[] = [
-  {
-    kind: "status",
-    name: "model",
-    priority: 100,
-    dropPriority: 90,
-    render: (s) => ({ text: s.model, tone: "accent" }),
-  },
-  {
-    kind: "status",
-    name: "tool",
-    priority: 200,
-    dropPriority: 60,
-    render: (s) => ({ text: s.runningTool ? `⚙ ${s.runningTool}` : "", tone: "warn" }),
-  },
-  {
-    kind: "status",
-    name: "tokens",
-    priority: 300,
-    dropPriority: 40,
-    render: (s) => ({
-      text: s.promptTokens + s.completionTokens > 0
-        ? `↑${compact(s.promptTokens)} ↓${compact(s.completionTokens)}`
-        : "",
-      tone: "dim",
-    }),
-  },
-  {
-    kind: "status",
-    name: "wallet",
-    priority: 800,
-    dropPriority: 20,
-    render: (s) => ({ text: s.wallet, tone: s.wallet === "-" ? "dim" : "good" }),
-  },
-  {
-    kind: "status",
-    name: "allowance",
-    priority: 810,
-    dropPriority: 10,
-    render: (s) => ({ text: s.allowance, tone: "dim" }),
-  },
-];
-
-function installCoreContributions(runtime: PluginRuntime): void {
-  const services: PluginServices = {
-    owner: "core",
-    tools: runtime.registries.tool,
-    events: runtime.events,
-    config: () => runtime.config(),
-    host: {},
-    workspace: { root: Deno.cwd() },
-  };
-  const results = [
-    ...CORE_SEGMENTS.map((segment) => runtime.registries.status.install("core", segment, services)),
-    runtime.registries.panel.install("core", {
-      kind: "panel",
-      name: "plugins",
-      id: "plugins",
-      title: "Plugins",
-      lines: (width) => pluginConsoleLines(runtime.list(), width),
-    }, services),
-  ];
-  for (const result of results) {
-    if (result.status !== "installed") {
-      throw new Error(`core contribution failed: ${JSON.stringify(result)}`);
-    }
-  }
-}
-
-function compact(n: number): string {
-  return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+  const resolution = resolveProviderFor(
+    { registries: runtime.registries, config, runtime },
+    overrides,
+  );
+  return providerSnapshot(
+    runtime.registries,
+    resolution.ok ? resolution.resolved : undefined,
+    overrides.model ?? config.model ?? "",
+  );
 }

@@ -11,7 +11,7 @@ import {
   redactSecrets,
   startProcessGroup,
   STOP_GRACE_MS,
-} from "@amber/plugins/tool_bash";
+} from "@amber/plugins/process_group";
 
 /** Output a job keeps unread, in characters, unless told otherwise. */
 export const DEFAULT_JOB_BUFFER = 100_000;

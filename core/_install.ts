@@ -2,12 +2,19 @@
 // activation and live refresh share. Every contribution is checked against the plugin's bound
 // as it lands, and the first failure takes back everything this call installed.
 
-import { admits, axisOf, boundId, type CapabilityBound, enforceBound } from "./bound.ts";
-import type { Capability, CapabilityKind, Contribution, InstallResult } from "./capability.ts";
-import { CAPABILITY_KINDS } from "./capability.ts";
+import { admits, type CapabilityBound } from "./bound.ts";
+import { axisOf, boundId, enforceBound } from "./bound_check.ts";
+import type { Capability } from "./capability.ts";
+import {
+  CAPABILITY_KINDS,
+  type CapabilityKind,
+  type Contribution,
+  type InstallResult,
+} from "./contribution.ts";
 import { describeError } from "./errors.ts";
-import type { PhaseHookPoint } from "./kernel.ts";
-import type { OwnedRegistry, Registries } from "./registry.ts";
+import type { PhaseHookPoint } from "./hooks.ts";
+import type { Registries } from "./registries.ts";
+import type { OwnedRegistry } from "./registry.ts";
 import { ResolutionError } from "./resolution_error.ts";
 import type { PluginServices } from "./services.ts";
 

@@ -2,12 +2,12 @@
 // services its capability factories receive, and its view of the event bus, all one object. A
 // thousand activations then cost a thousand small objects, not ten thousand closures.
 
-import type { Contribution } from "./capability.ts";
+import type { Contribution } from "./contribution.ts";
 import type { AmberConfig } from "./config.ts";
 import { PluginFaultError } from "./errors.ts";
+import type { EventBus } from "./event_bus.ts";
 import type {
   AmberEvents,
-  EventBus,
   EventHandler,
   EventInterceptor,
   InterceptableEvent,

@@ -13,8 +13,10 @@ import type { AccountRequest } from "./wallet.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { AllowanceWindow } from "@amber/core";
  * const window: AllowanceWindow = { label: "5h", percentUsed: 42, resetsAt: "2026-11-30T09:00:00Z" };
+ * assert.equal(window.percentUsed, 42);
  * ```
  */
 export interface AllowanceWindow {
@@ -49,6 +51,7 @@ export interface AllowanceSnapshot {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { AllowanceCapability } from "@amber/core";
  * const allowance: AllowanceCapability = {
  *   kind: "allowance",
@@ -56,6 +59,12 @@ export interface AllowanceSnapshot {
  *   provider: "opencode_go",
  *   fetch: () => Promise.resolve({ windows: [{ label: "5h", percentUsed: 12 }] }),
  * };
+ * const snapshot = await allowance.fetch({
+ *   provider: "opencode_go",
+ *   baseUrl: "https://example.invalid",
+ *   signal: new AbortController().signal,
+ * });
+ * assert.deepEqual(snapshot, { windows: [{ label: "5h", percentUsed: 12 }] });
  * ```
  */
 export interface AllowanceCapability {

@@ -5,9 +5,7 @@
  * @module
  */
 
-import type { CapabilityKind } from "./capability.ts";
-import type { PhaseHookPoint } from "./kernel.ts";
-import { ResolutionError } from "./resolution_error.ts";
+import type { PhaseHookPoint } from "./hooks.ts";
 
 /**
  * Which ids an axis admits: any id, an exact list, every id under a prefix, or an exact list
@@ -41,12 +39,15 @@ export type BoundAxis =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { type CapabilityBound, exact, namespace } from "@amber/core";
  * const bound: CapabilityBound = {
  *   tools: namespace("mcp__github__"),
  *   commands: exact("github"),
  *   phaseHooks: ["StepEnd"],
  * };
+ * assert.equal(bound.tools?.kind, "namespace");
+ * assert.equal(bound.panels, undefined); // an absent axis admits nothing
  * ```
  */
 export type CapabilityBound =
@@ -58,8 +59,9 @@ export type CapabilityBound =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { any } from "@amber/core";
- * console.log(any().kind); // "any"
+ * assert.equal(any().kind, "any");
  * ```
  */
 export function any(): IdBound {
@@ -71,8 +73,9 @@ export function any(): IdBound {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { exact } from "@amber/core";
- * console.log(exact("read", "write")); // { kind: "exact", ids: [ "read", "write" ] }
+ * assert.deepEqual(exact("read", "write"), { kind: "exact", ids: ["read", "write"] });
  * ```
  */
 export function exact(...ids: string[]): IdBound {
@@ -84,8 +87,9 @@ export function exact(...ids: string[]): IdBound {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { namespace } from "@amber/core";
- * console.log(namespace("mcp__").kind); // "namespace"
+ * assert.equal(namespace("mcp__").kind, "namespace");
  * ```
  */
 export function namespace(prefix: string): IdBound {
@@ -98,8 +102,9 @@ export function namespace(prefix: string): IdBound {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { namespacedExact } from "@amber/core";
- * console.log(namespacedExact("mcp__gh__", ["mcp__gh__issues"]).kind); // "namespacedExact"
+ * assert.equal(namespacedExact("mcp__gh__", ["mcp__gh__issues"]).kind, "namespacedExact");
  * ```
  */
 export function namespacedExact(prefix: string, ids: readonly string[]): IdBound {
@@ -113,11 +118,13 @@ const ANY: IdBound = Object.freeze({ kind: "any" });
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { admits, exact, namespace, namespacedExact } from "@amber/core";
- * console.log(admits(exact("read"), "read"), admits(exact("read"), "write")); // true false
- * console.log(admits(namespace("mcp__"), "mcp__gh__issues")); // true
- * console.log(admits(namespacedExact("mcp__", ["mcp__a"]), "mcp__b")); // false
- * console.log(admits(undefined, "read")); // false
+ * assert.equal(admits(exact("read"), "read"), true);
+ * assert.equal(admits(exact("read"), "write"), false);
+ * assert.equal(admits(namespace("mcp__"), "mcp__gh__issues"), true);
+ * assert.equal(admits(namespacedExact("mcp__", ["mcp__a"]), "mcp__b"), false);
+ * assert.equal(admits(undefined, "read"), false);
  * ```
  */
 export function admits(bound: IdBound | undefined, id: string): boolean {
@@ -141,12 +148,13 @@ export function admits(bound: IdBound | undefined, id: string): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { any, describeIdBound, exact, namespace, namespacedExact } from "@amber/core";
- * console.log(describeIdBound(any())); // "any"
- * console.log(describeIdBound(exact("a", "b"))); // "exact [a, b]"
- * console.log(describeIdBound(undefined)); // "exact []"
- * console.log(describeIdBound(namespace("mcp__"))); // "namespace 'mcp__'"
- * console.log(describeIdBound(namespacedExact("p", ["pa"]))); // "namespacedExact 'p' [pa]"
+ * assert.equal(describeIdBound(any()), "any");
+ * assert.equal(describeIdBound(exact("a", "b")), "exact [a, b]");
+ * assert.equal(describeIdBound(undefined), "exact []");
+ * assert.equal(describeIdBound(namespace("mcp__")), "namespace 'mcp__'");
+ * assert.equal(describeIdBound(namespacedExact("p", ["pa"])), "namespacedExact 'p' [pa]");
  * ```
  */
 export function describeIdBound(bound: IdBound | undefined): string {
@@ -161,160 +169,4 @@ export function describeIdBound(bound: IdBound | undefined): string {
     case "namespacedExact":
       return `namespacedExact '${bound.prefix}' [${bound.ids.join(", ")}]`;
   }
-}
-
-/** How a provider registry id marks a dialect rather than a preset. */
-const FLAVOR_PREFIX = "flavor:";
-
-/**
- * The bound axis that governs a registry id of `kind`. A provider contributes presets and, as
- * `flavor:<name>`, flavors; a hook is bounded by its point, not by an id.
- *
- * @example
- * ```ts
- * import { axisOf } from "@amber/core";
- * console.log(axisOf("tool", "read")); // "tools"
- * console.log(axisOf("provider", "flavor:gemini"), axisOf("provider", "gemini-pro")); // "flavors" "presets"
- * console.log(axisOf("hook", "count")); // "phaseHooks"
- * ```
- */
-export function axisOf(kind: Exclude<CapabilityKind, "hook">, id: string): BoundAxis;
-/** Any kind: a hook's axis is its point list, `phaseHooks`. */
-export function axisOf(kind: CapabilityKind, id: string): BoundAxis | "phaseHooks";
-export function axisOf(kind: CapabilityKind, id: string): BoundAxis | "phaseHooks" {
-  switch (kind) {
-    case "tool":
-      return "tools";
-    case "command":
-      return "commands";
-    case "panel":
-      return "panels";
-    case "status":
-      return "segments";
-    case "prompt":
-      return "prompts";
-    case "provider":
-      return id.startsWith(FLAVOR_PREFIX) ? "flavors" : "presets";
-    case "wallet":
-      return "wallets";
-    case "allowance":
-      return "allowances";
-    case "gate":
-      return "toolGates";
-    case "guard":
-      return "runEndGuards";
-    case "action":
-      return "actionKinds";
-    case "state":
-      return "stateKeys";
-    case "hook":
-      return "phaseHooks";
-  }
-}
-
-/**
- * The id a bound names for a registry id: the bare flavor for a provider's `flavor:<name>`, the
- * id itself otherwise.
- *
- * @example
- * ```ts
- * import { boundId } from "@amber/core";
- * console.log(boundId("provider", "flavor:gemini")); // "gemini"
- * console.log(boundId("tool", "flavor:x")); // "flavor:x"
- * ```
- */
-export function boundId(kind: CapabilityKind, id: string): string {
-  return kind === "provider" && id.startsWith(FLAVOR_PREFIX) ? id.slice(FLAVOR_PREFIX.length) : id;
-}
-
-/** What a plugin actually contributed, as checked against its bound. */
-export interface BoundContribution {
-  /** The registry it went to. */
-  readonly kind: CapabilityKind;
-  /** The registry ids it added (tool names, a command root, presets, `flavor:<name>`...). */
-  readonly ids: readonly string[];
-  /** For a hook: the point it runs at. */
-  readonly point?: PhaseHookPoint;
-}
-
-/** How an axis's ids read in a message, singular. */
-const NOUN: { readonly [A in BoundAxis | "phaseHooks"]: string } = {
-  tools: "tool",
-  commands: "command",
-  panels: "panel",
-  segments: "status segment",
-  prompts: "prompt block",
-  flavors: "flavor",
-  presets: "preset",
-  wallets: "wallet",
-  allowances: "allowance",
-  toolGates: "tool gate",
-  runEndGuards: "run-end guard",
-  actionKinds: "action kind",
-  stateKeys: "state key",
-  phaseHooks: "hook",
-};
-
-/**
- * Checks a plugin's actual contributions against its declared bound: every id must be admitted
- * by its axis, and every hook's point must be among `bound.phaseHooks`. Returns one `"bound"`
- * {@linkcode ResolutionError} per violation, in contribution order; empty when all are admitted.
- * An absent bound, axis or `phaseHooks` admits nothing.
- *
- * @example
- * ```ts
- * import { enforceBound, exact } from "@amber/core";
- * const failures = enforceBound("x", { tools: exact("read", "write") }, [
- *   { kind: "tool", ids: ["read", "rm"] },
- * ]);
- * console.log(failures.map((f) => f.message));
- * // [ "plugin 'x' contributes tool 'rm', outside its bound (tools: exact [read, write])" ]
- * ```
- */
-export function enforceBound(
-  pluginId: string,
-  bound: CapabilityBound | undefined,
-  contributions: readonly BoundContribution[],
-): ResolutionError[] {
-  const failures: ResolutionError[] = [];
-  for (const contribution of contributions) {
-    const { kind, ids } = contribution;
-    if (kind === "hook") {
-      const point = contribution.point;
-      const points = bound?.phaseHooks;
-      if (point !== undefined && points !== undefined && points.includes(point)) continue;
-      const names = ids.length > 0 ? ` '${ids.join("', '")}'` : "";
-      failures.push(
-        new ResolutionError({
-          rule: "bound",
-          pluginIds: [pluginId],
-          axis: "phaseHooks",
-          id: point ?? ids[0] ?? "",
-          message: point === undefined
-            // A hook that does not say where it runs cannot be shown to be inside the bound.
-            ? `plugin '${pluginId}' contributes hook${names} without a phase hook point`
-            : `plugin '${pluginId}' contributes hook${names} at ${point}, outside its bound ` +
-              `(phaseHooks: [${(points ?? []).join(", ")}])`,
-        }),
-      );
-      continue;
-    }
-    for (const id of ids) {
-      const axis = axisOf(kind, id);
-      const bare = boundId(kind, id);
-      const axisBound = bound?.[axis];
-      if (admits(axisBound, bare)) continue;
-      failures.push(
-        new ResolutionError({
-          rule: "bound",
-          pluginIds: [pluginId],
-          axis,
-          id: bare,
-          message: `plugin '${pluginId}' contributes ${NOUN[axis]} '${bare}', outside its bound ` +
-            `(${axis}: ${describeIdBound(axisBound)})`,
-        }),
-      );
-    }
-  }
-  return failures;
 }

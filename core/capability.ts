@@ -1,6 +1,5 @@
 /**
- * Capabilities: the eight kinds of contribution a plugin declares, what installing one returns,
- * and the handle the ledger keeps.
+ * Capabilities: the closed union of everything a plugin can declare, one member per kind.
  *
  * @module
  */
@@ -13,7 +12,7 @@ import type {
   GuardCapability,
   HookCapability,
   StateKeyCapability,
-} from "./kernel.ts";
+} from "./hooks.ts";
 import type { PanelCapability } from "./panel.ts";
 import type { PromptBlockCapability } from "./prompt.ts";
 import type { ProviderCapability } from "./provider.ts";
@@ -22,60 +21,17 @@ import type { ToolCapability } from "./tool.ts";
 import type { WalletCapability } from "./wallet.ts";
 
 /**
- * The dispatch key: which registry installs a capability. The eight harness kinds (tool, prompt,
- * status, panel, command, provider, wallet, allowance) and the five kernel extension kinds
- * (hook, gate, guard, action, state).
- */
-export type CapabilityKind =
-  | "tool"
-  | "prompt"
-  | "status"
-  | "panel"
-  | "command"
-  | "provider"
-  | "wallet"
-  | "allowance"
-  | "hook"
-  | "gate"
-  | "guard"
-  | "action"
-  | "state";
-
-/**
- * Every kind, in the order registries are listed: the eight harness kinds, then the kernel's.
- *
- * @example
- * ```ts
- * import { CAPABILITY_KINDS } from "@amber/core";
- * console.log(CAPABILITY_KINDS.length); // 13
- * ```
- */
-export const CAPABILITY_KINDS: readonly CapabilityKind[] = Object.freeze([
-  "tool",
-  "prompt",
-  "status",
-  "panel",
-  "command",
-  "provider",
-  "wallet",
-  "allowance",
-  "hook",
-  "gate",
-  "guard",
-  "action",
-  "state",
-]);
-
-/**
  * One thing a plugin contributes. A closed union: the runtime installs each kind into its own
  * registry, so a plugin cannot add anything the harness does not know how to remove.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { Capability } from "@amber/core";
  * const capabilities: Capability[] = [
  *   { kind: "prompt", name: "style", priority: 400, render: () => "Answer briefly." },
  * ];
+ * assert.deepEqual(capabilities.map((c) => c.kind), ["prompt"]);
  * ```
  */
 export type Capability =
@@ -92,98 +48,3 @@ export type Capability =
   | GuardCapability
   | ActionCapability
   | StateKeyCapability;
-
-/** What the ledger records: a capability kind, or an event subscription made through a context. */
-export type ContributionKind = CapabilityKind | "subscription";
-
-/**
- * The handle of one installed contribution.
- *
- * @example
- * ```ts
- * import type { Contribution } from "@amber/core";
- * const contribution: Contribution = {
- *   kind: "tool",
- *   name: "greet",
- *   ids: ["greet"],
- *   remove: () => {},
- * };
- * ```
- */
-export interface Contribution {
-  /** What kind of thing it is. */
-  readonly kind: ContributionKind;
-  /** The capability's name. */
-  readonly name: string;
-  /** The ids it added to its registry (tool names, a command root, presets...). */
-  readonly ids: readonly string[];
-  /** Takes it out again. Idempotent. */
-  readonly remove: () => void;
-}
-
-/**
- * What installing a capability returned: installed, declined (nothing to install, which is
- * normal), or failed (the plugin is broken).
- *
- * @example
- * ```ts
- * import { declined, failed, type InstallResult } from "@amber/core";
- * const results: InstallResult[] = [declined("no sub-agent service"), failed("bad schema")];
- * console.log(results.map((r) => r.status)); // ["declined", "failed"]
- * ```
- */
-export type InstallResult =
-  | { readonly status: "installed"; readonly contribution: Contribution }
-  | { readonly status: "declined"; readonly reason: string }
-  | {
-    readonly status: "failed";
-    readonly error: string;
-    /** When the failure is a collision: the id, and who holds it already. */
-    readonly conflict?: { readonly id: string; readonly owner: string };
-  };
-
-/**
- * An installed result.
- *
- * @example
- * ```ts
- * import { installed } from "@amber/core";
- * const result = installed({ kind: "tool", name: "greet", ids: ["greet"], remove: () => {} });
- * console.log(result.status); // "installed"
- * ```
- */
-export function installed(contribution: Contribution): InstallResult {
-  return { status: "installed", contribution };
-}
-
-/**
- * A declined result: nothing to install, and the plugin stays active.
- *
- * @example
- * ```ts
- * import { declined } from "@amber/core";
- * console.log(declined("no host todos").status); // "declined"
- * ```
- */
-export function declined(reason: string): InstallResult {
-  return { status: "declined", reason };
-}
-
-/**
- * A failed result: the plugin is marked Failed. A collision names the id and its holder, so the
- * runtime can report it as a duplicate.
- *
- * @example
- * ```ts
- * import { failed } from "@amber/core";
- * console.log(failed("tool name 'x y' is not valid").status); // "failed"
- * ```
- */
-export function failed(
-  error: string,
-  conflict?: { readonly id: string; readonly owner: string },
-): InstallResult {
-  return conflict === undefined
-    ? { status: "failed", error }
-    : { status: "failed", error, conflict };
-}

@@ -27,6 +27,7 @@ export type CommandHandler = (arg: string) => string | Promise<string>;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { CommandCapability } from "@amber/core";
  * const hello: CommandCapability = {
  *   kind: "command",
@@ -37,6 +38,7 @@ export type CommandHandler = (arg: string) => string | Promise<string>;
  *   subtree: { greet: { help: "Greet someone by name" } },
  *   handlers: { greet: (arg) => `Hello, ${arg || "world"}!` },
  * };
+ * assert.equal(await hello.handlers.greet("amber"), "Hello, amber!");
  * ```
  */
 export interface CommandCapability {
@@ -123,13 +125,15 @@ export interface CommandWalk {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { walkCommandTree } from "@amber/core";
  * const tree = [{
  *   name: "hello", path: "", help: "", man: "", owner: "hello",
  *   children: [{ name: "greet", path: "greet", help: "", man: "", children: [] }],
  * }];
  * const walk = walkCommandTree(tree, ["hello", "greet", "Ada"]);
- * console.log(walk.path, walk.used); // [ "greet" ] 2
+ * assert.deepEqual(walk.path, ["greet"]);
+ * assert.equal(walk.used, 2);
  * ```
  */
 export function walkCommandTree(

@@ -15,6 +15,7 @@ export type ApprovalPolicy = "ask" | "auto" | "deny";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { AmberConfig } from "@amber/core";
  * const config: AmberConfig = {
  *   provider: "openai",
@@ -22,6 +23,7 @@ export type ApprovalPolicy = "ask" | "auto" | "deny";
  *   apiKeyEnv: "OPENAI_API_KEY",
  *   plugins: { hello: { greeting: "Hi" } },
  * };
+ * assert.deepEqual(config.plugins.hello, { greeting: "Hi" });
  * ```
  */
 export interface AmberConfig {
@@ -47,9 +49,10 @@ export interface AmberConfig {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { configDir } from "@amber/core";
  * const dir = configDir({ AMBER_CONFIG_DIR: "/tmp/amber" });
- * console.log(dir); // "/tmp/amber"
+ * assert.equal(dir, "/tmp/amber");
  * ```
  */
 export function configDir(env: { readonly [name: string]: string | undefined }): string {

@@ -113,10 +113,13 @@ export interface StreamDecoder {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { openaiDialect } from "@amber/providers/openai";
  * import type { Dialect } from "@amber/core";
  * function describe(dialect: Dialect): string {
  *   return `${dialect.flavor} lists models: ${dialect.modelsRequest !== undefined}`;
  * }
+ * assert.equal(describe(openaiDialect()), "openai lists models: true");
  * ```
  */
 export interface Dialect {

@@ -10,9 +10,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { AmberError } from "@amber/core";
  * const error = new AmberError("something went wrong");
- * console.log(error.name); // "AmberError"
+ * assert.equal(error.name, "AmberError");
  * ```
  */
 export class AmberError extends Error {
@@ -28,9 +29,10 @@ export class AmberError extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PluginRegistrationError } from "@amber/core";
  * const error = new PluginRegistrationError("hello", "plugin id 'hello' is already registered");
- * console.log(error.pluginId); // "hello"
+ * assert.equal(error.pluginId, "hello");
  * ```
  */
 export class PluginRegistrationError extends AmberError {
@@ -49,9 +51,10 @@ export class PluginRegistrationError extends AmberError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { UnknownPluginError } from "@amber/core";
  * const error = new UnknownPluginError("nope", ["hello", "metrics"]);
- * console.log(error.message); // "unknown plugin 'nope'; known plugins: hello, metrics"
+ * assert.equal(error.message, "unknown plugin 'nope'; known plugins: hello, metrics");
  * ```
  */
 export class UnknownPluginError extends AmberError {
@@ -76,9 +79,10 @@ export class UnknownPluginError extends AmberError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PluginStateError } from "@amber/core";
  * const error = new PluginStateError("/cfg/plugins/hello/plugin.conf", 2, "expected 'key = value'");
- * console.log(error.message); // "/cfg/plugins/hello/plugin.conf:2: expected 'key = value'"
+ * assert.equal(error.message, "/cfg/plugins/hello/plugin.conf:2: expected 'key = value'");
  * ```
  */
 export class PluginStateError extends AmberError {
@@ -101,9 +105,10 @@ export class PluginStateError extends AmberError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PluginFaultError } from "@amber/core";
  * const error = new PluginFaultError("hello", "tick", new Error("boom"));
- * console.log(error.message); // "plugin 'hello' failed in tick: boom"
+ * assert.equal(error.message, "plugin 'hello' failed in tick: boom");
  * ```
  */
 export class PluginFaultError extends AmberError {
@@ -125,9 +130,10 @@ export class PluginFaultError extends AmberError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeError } from "@amber/core";
- * console.log(describeError(new TypeError("bad"))); // "TypeError: bad"
- * console.log(describeError("plain")); // "plain"
+ * assert.equal(describeError(new TypeError("bad")), "TypeError: bad");
+ * assert.equal(describeError("plain"), "plain");
  * ```
  */
 export function describeError(error: unknown): string {

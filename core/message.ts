@@ -9,8 +9,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { ToolCall } from "@amber/core";
  * const call: ToolCall = { id: "call_1", name: "greet", arguments: '{"name":"amber"}' };
+ * assert.deepEqual(JSON.parse(call.arguments), { name: "amber" });
  * ```
  */
 export interface ToolCall {
@@ -27,11 +29,13 @@ export interface ToolCall {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { Message } from "@amber/core";
  * const messages: Message[] = [
  *   { role: "system", content: "You are terse." },
  *   { role: "user", content: "Hi" },
  * ];
+ * assert.deepEqual(messages.map((m) => m.role), ["system", "user"]);
  * ```
  */
 export type Message =

@@ -1,46 +1,234 @@
 /**
- * `@amber/core`: the contracts every amber plugin and host shares, the ledger, the event bus
- * and the plugin runtime.
+ * `@amber/core`: the contracts every amber plugin and host shares, the ledger, the event bus,
+ * the plugin runtime and the errors they raise. The contracts import nothing from the engines.
+ * The run kernel (run loop, selection, execution environment, session files) is
+ * `@amber/core/kernel`; the test host for plugin authors is `@amber/core/testing`.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { EventBus, PluginLedger } from "@amber/core";
  * const bus = new EventBus();
  * const ledger = new PluginLedger();
- * console.log(bus.count("turnStarted"), ledger.owners().length); // 0 0
+ * assert.equal(bus.count("turnStarted"), 0);
+ * assert.deepEqual(ledger.owners(), []);
  * ```
  *
  * @module
  */
 
-export * from "./allowance.ts";
-export * from "./bound.ts";
-export * from "./capability.ts";
-export * from "./command.ts";
-export * from "./config.ts";
-export * from "./errors.ts";
-export * from "./dependency.ts";
-export * from "./dialect.ts";
-export * from "./environment.ts";
-export * from "./events.ts";
-export * from "./kernel.ts";
-export * from "./ledger.ts";
-export * from "./message.ts";
-export * from "./panel.ts";
-export * from "./plugin.ts";
-export * from "./prompt.ts";
-export * from "./provider.ts";
-export * from "./registry.ts";
-export * from "./services.ts";
-export * from "./status.ts";
-export * from "./tool.ts";
-export * from "./transcript.ts";
-export * from "./ui.ts";
-export * from "./wallet.ts";
-export * from "./plugin_config.ts";
-export * from "./plugin_module.ts";
-export * from "./plugin_state.ts";
-export * from "./resolution_error.ts";
-export * from "./run.ts";
-export * from "./runtime.ts";
-export * from "./selection.ts";
+// Contracts: a plugin, its bound, and what it is handed.
+export { type Plugin, PLUGIN_ID_PATTERN, PluginCategory, type PluginState } from "./plugin.ts";
+export {
+  admits,
+  any,
+  type BoundAxis,
+  type CapabilityBound,
+  describeIdBound,
+  exact,
+  type IdBound,
+  namespace,
+  namespacedExact,
+} from "./bound.ts";
+export type {
+  HostServices,
+  JobInfo,
+  JobService,
+  PluginContext,
+  PluginServices,
+  SubagentService,
+  TodoItem,
+  TodoService,
+  Workspace,
+} from "./services.ts";
+export { type AmberConfig, type ApprovalPolicy, configDir } from "./config.ts";
+
+// Contracts: capabilities and what installing one returns.
+export type { Capability } from "./capability.ts";
+export {
+  CAPABILITY_KINDS,
+  type CapabilityKind,
+  type Contribution,
+  type ContributionKind,
+  declined,
+  failed,
+  installed,
+  type InstallResult,
+} from "./contribution.ts";
+
+// Contracts: the registry ports.
+export type { NamedEntry, NamedRegistry, OwnedRegistry, RegistryEntry } from "./registry.ts";
+export type { Registries } from "./registries.ts";
+
+// Contracts: tools.
+export {
+  defineTool,
+  type FromJsonSchema,
+  type JsonSchema,
+  type StandardJsonSchema,
+  type StandardResult,
+  type Tool,
+  type ToolArgs,
+  type ToolCallContext,
+  type ToolCapability,
+  type ToolDefinition,
+  type ToolEntry,
+  type ToolInput,
+  type ToolRegistry,
+  type ToolResult,
+  type ToolSpec,
+  type ToolView,
+} from "./tool.ts";
+
+// Contracts: prompt blocks, status segments, panels, commands.
+export type {
+  AssembledPrompt,
+  PromptBlockCapability,
+  PromptRegistry,
+  SealedContext,
+} from "./prompt.ts";
+export {
+  type AgentMode,
+  type ComposedSegment,
+  type ComposedStatus,
+  emptyStatusSnapshot,
+  type StatusMcpServer,
+  type StatusRegistry,
+  type StatusSegmentCapability,
+  type StatusSnapshot,
+  type StatusText,
+  type StatusTone,
+} from "./status.ts";
+export type { PanelCapability, PanelEntry, PanelRegistry } from "./panel.ts";
+export {
+  type CommandCapability,
+  type CommandHandler,
+  type CommandNode,
+  type CommandOutcome,
+  type CommandRegistry,
+  type CommandRoot,
+  type CommandTreeNode,
+  type CommandWalk,
+  walkCommandTree,
+} from "./command.ts";
+
+// Contracts: providers, dialects, wallets, allowances, messages.
+export type {
+  DialectFactory,
+  FlavorEntry,
+  Preset,
+  PresetEntry,
+  ProviderCapability,
+  ProviderRegistry,
+  ResolvedFlavor,
+} from "./provider.ts";
+export type {
+  ChatRequest,
+  Dialect,
+  FinishReason,
+  HttpRequestSpec,
+  ProviderSettings,
+  StreamDecoder,
+  StreamEvent,
+  StreamSink,
+} from "./dialect.ts";
+export type { AccountRequest, WalletCapability, WalletRegistry } from "./wallet.ts";
+export type {
+  AllowanceCapability,
+  AllowanceRegistry,
+  AllowanceSnapshot,
+  AllowanceWindow,
+} from "./allowance.ts";
+export type { Message, ToolCall } from "./message.ts";
+
+// Contracts: the kernel's extension points (hooks, gates, guards, actions, state keys).
+export {
+  type ActionCapability,
+  type GateCapability,
+  type GateInput,
+  type GateOutcome,
+  type GuardCapability,
+  type GuardInput,
+  type HookCapability,
+  type HookInput,
+  type HookReaction,
+  PHASE_HOOK_POINTS,
+  type PhaseHookPoint,
+  type RunEndDecision,
+  type StateCommand,
+  type StateKeyCapability,
+} from "./hooks.ts";
+
+// Contracts: events and the host's user interface.
+export type {
+  AmberEvents,
+  EventHandler,
+  EventInterceptor,
+  HandlerErrorSink,
+  InterceptableEvent,
+  PluginEvents,
+  Subscription,
+} from "./events.ts";
+export {
+  headlessUi,
+  type NotifyTone,
+  type UiAskOptions,
+  type UiService,
+  type UiTextOptions,
+  UiUnavailableError,
+} from "./ui.ts";
+
+// The ledger.
+export { PluginLedger, type UnwindFault } from "./ledger.ts";
+
+// The event bus.
+export { EventBus } from "./event_bus.ts";
+
+// The plugin runtime: the facade, plugin validation and loading, plugin config.
+export {
+  type Diagnostic,
+  type FailedPluginRegistration,
+  PluginDependentsError,
+  type PluginRecordView,
+  PluginRuntime,
+  type PluginRuntimeOptions,
+  type RefreshReport,
+  type RegisterOptions,
+  type SetStateOptions,
+  type SetStateResult,
+} from "./runtime.ts";
+export {
+  isSemver,
+  type PluginField,
+  type PluginProblem,
+  pluginProblem,
+  PluginValidationError,
+  validatePlugin,
+} from "./plugin_validation.ts";
+export {
+  createPluginHostApi,
+  PLUGIN_HOST_API_VERSION,
+  type PluginFactory,
+  pluginFromExport,
+  type PluginHostApi,
+  PluginShapeError,
+  pluginShapeProblem,
+} from "./plugin_module.ts";
+export { type DecodedSection, decodePluginConfig } from "./plugin_config.ts";
+
+// Errors.
+export {
+  AmberError,
+  describeError,
+  PluginFaultError,
+  PluginRegistrationError,
+  PluginStateError,
+  UnknownPluginError,
+} from "./errors.ts";
+export {
+  CapabilityBoundError,
+  type ResolutionAxis,
+  ResolutionError,
+  type ResolutionErrorInit,
+  type ResolutionRule,
+} from "./resolution_error.ts";

@@ -11,6 +11,7 @@ import type { OwnedRegistry } from "./registry.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { PanelCapability } from "@amber/core";
  * const panel: PanelCapability = {
  *   kind: "panel",
@@ -19,6 +20,7 @@ import type { OwnedRegistry } from "./registry.ts";
  *   title: "Gemini models",
  *   lines: (width) => ["gemini-2.5-pro".slice(0, width)],
  * };
+ * assert.deepEqual(panel.lines(6), ["gemini"]);
  * ```
  */
 export interface PanelCapability {

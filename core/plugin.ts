@@ -14,8 +14,9 @@ import type { StandardJsonSchema } from "./tool.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PluginCategory } from "@amber/core";
- * console.log(PluginCategory.Tools); // "tools"
+ * assert.equal(PluginCategory.Tools, "tools");
  * ```
  */
 export const PluginCategory: {
@@ -41,6 +42,7 @@ export const PluginCategory: {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { Plugin } from "@amber/core";
  * const quiet: Plugin = {
  *   id: "quiet",
@@ -52,6 +54,7 @@ export const PluginCategory: {
  *     { kind: "prompt", name: "style", priority: 400, render: () => "Answer briefly." },
  *   ],
  * };
+ * assert.deepEqual(quiet.capabilities().map((c) => c.kind), ["prompt"]);
  * ```
  */
 export interface Plugin {

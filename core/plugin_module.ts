@@ -10,7 +10,8 @@
 
 import { any, exact, namespace, namespacedExact } from "./bound.ts";
 import { AmberError, describeError } from "./errors.ts";
-import { type Plugin, PLUGIN_ID_PATTERN, PluginCategory } from "./plugin.ts";
+import { type Plugin, PluginCategory } from "./plugin.ts";
+import { pluginProblem } from "./plugin_validation.ts";
 
 /**
  * The version of the {@linkcode PluginHostApi} contract; it moves only when the API object
@@ -25,9 +26,11 @@ export const PLUGIN_HOST_API_VERSION = 1;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createPluginHostApi } from "@amber/core";
  * const api = createPluginHostApi("0.1.0");
- * console.log(api.exact("greet"), api.PluginCategory.Tools); // { kind: "exact", ids: [ "greet" ] } tools
+ * assert.deepEqual(api.exact("greet"), { kind: "exact", ids: ["greet"] });
+ * assert.equal(api.PluginCategory.Tools, "tools");
  * ```
  */
 export interface PluginHostApi {
@@ -72,8 +75,9 @@ export type PluginFactory = (api: PluginHostApi) => Plugin | Promise<Plugin>;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createPluginHostApi } from "@amber/core";
- * console.log(createPluginHostApi("1.2.3").version); // "1.2.3"
+ * assert.equal(createPluginHostApi("1.2.3").version, "1.2.3");
  * ```
  */
 export function createPluginHostApi(version: string): PluginHostApi {
@@ -93,9 +97,11 @@ export function createPluginHostApi(version: string): PluginHostApi {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PluginShapeError } from "@amber/core";
  * const error = new PluginShapeError("id is missing");
- * console.log(error.name, error.message); // PluginShapeError id is missing
+ * assert.equal(error.name, "PluginShapeError");
+ * assert.equal(error.message, "id is missing");
  * ```
  */
 export class PluginShapeError extends AmberError {
@@ -106,60 +112,21 @@ export class PluginShapeError extends AmberError {
   }
 }
 
-const SEMVER_LIKE = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$/;
-const METHODS = ["initialize", "shutdown", "capabilities"] as const;
-const OPTIONAL_METHODS = ["tick", "liveVersion"] as const;
-
 /**
  * What is wrong with `value` as a {@linkcode Plugin}, or `undefined` when it has the shape of
- * one. Duck typing only: the fields the runtime relies on, with the right types.
+ * one: the detail of {@linkcode pluginProblem}, the same check `PluginRuntime.register` makes.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { pluginShapeProblem } from "@amber/core";
- * console.log(pluginShapeProblem({ id: "x" })); // "version is missing (a semver string such as 1.0.0)"
- * console.log(pluginShapeProblem(42)); // "it is a number, not an object"
+ * assert.equal(pluginShapeProblem({ id: "x" }), "version is missing (a semver string such as 1.0.0)");
+ * assert.equal(pluginShapeProblem(42), "it is a number, not an object");
+ * assert.equal(pluginShapeProblem({ id: "x", version: "1.0.0+" }), "version '1.0.0+' is not semver (e.g. 1.0.0)");
  * ```
  */
 export function pluginShapeProblem(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    const kind = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
-    return `it is ${kind}, not an object`;
-  }
-  const plugin = value as Record<string, unknown>;
-  if (typeof plugin.id !== "string") return "id is missing (a slug such as my_plugin)";
-  if (!PLUGIN_ID_PATTERN.test(plugin.id)) {
-    return `id '${plugin.id}' is not a slug: use lowercase letters, digits and '_'`;
-  }
-  if (typeof plugin.version !== "string") {
-    return "version is missing (a semver string such as 1.0.0)";
-  }
-  if (!SEMVER_LIKE.test(plugin.version)) {
-    return `version '${plugin.version}' is not semver (e.g. 1.0.0)`;
-  }
-  if (typeof plugin.name !== "string" || plugin.name.trim() === "") {
-    return "name is missing or empty";
-  }
-  for (const method of METHODS) {
-    if (typeof plugin[method] !== "function") return `${method} is not a function`;
-  }
-  for (const method of OPTIONAL_METHODS) {
-    if (plugin[method] !== undefined && typeof plugin[method] !== "function") {
-      return `${method} is not a function`;
-    }
-  }
-  for (const field of ["description", "category"] as const) {
-    if (plugin[field] !== undefined && typeof plugin[field] !== "string") {
-      return `${field} is not a string`;
-    }
-  }
-  for (const field of ["requires", "bound", "config"] as const) {
-    const item = plugin[field];
-    if (item !== undefined && (typeof item !== "object" || item === null)) {
-      return `${field} is not an object`;
-    }
-  }
-  return undefined;
+  return pluginProblem(value)?.detail;
 }
 
 /**
@@ -168,6 +135,7 @@ export function pluginShapeProblem(value: unknown): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createPluginHostApi, pluginFromExport } from "@amber/core";
  * const plugin = await pluginFromExport(
  *   (api: { version: string }) => ({
@@ -180,7 +148,7 @@ export function pluginShapeProblem(value: unknown): string | undefined {
  *   }),
  *   createPluginHostApi("0.1.0"),
  * );
- * console.log(plugin.name); // "On amber 0.1.0"
+ * assert.equal(plugin.name, "On amber 0.1.0");
  * ```
  */
 export async function pluginFromExport(value: unknown, api: PluginHostApi): Promise<Plugin> {

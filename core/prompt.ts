@@ -13,6 +13,7 @@ import type { OwnedRegistry } from "./registry.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { PromptBlockCapability } from "@amber/core";
  * const block: PromptBlockCapability = {
  *   kind: "prompt",
@@ -20,6 +21,7 @@ import type { OwnedRegistry } from "./registry.ts";
  *   priority: 400,
  *   render: () => "The project uses Deno.",
  * };
+ * assert.equal(block.render(), "The project uses Deno.");
  * ```
  */
 export interface PromptBlockCapability {

@@ -15,6 +15,7 @@ export type DialectFactory = () => Dialect;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { Preset } from "@amber/core";
  * const preset: Preset = {
  *   name: "openrouter",
@@ -24,6 +25,7 @@ export type DialectFactory = () => Dialect;
  *   requiresKey: true,
  *   keyEnv: "OPENROUTER_API_KEY",
  * };
+ * assert.equal(preset.flavor, "openai");
  * ```
  */
 export interface Preset {
@@ -47,6 +49,7 @@ export interface Preset {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { ProviderCapability } from "@amber/core";
  * const provider: ProviderCapability = {
  *   kind: "provider",
@@ -61,6 +64,7 @@ export interface Preset {
  *     keyEnv: "GROQ_API_KEY",
  *   }],
  * };
+ * assert.deepEqual(provider.presets.map((p) => p.name), ["groq"]);
  * ```
  */
 export interface ProviderCapability {

@@ -1,26 +1,12 @@
 /**
  * What every registry has in common: the runtime installs into it for an owner, and can ask it
- * what each owner still has there.
+ * what each owner still has there. The ports of single registries build on it; the aggregate of
+ * all of them is `Registries`, in `registries.ts`.
  *
  * @module
  */
 
-import type { AllowanceRegistry } from "./allowance.ts";
-import type { InstallResult } from "./capability.ts";
-import type { CommandRegistry } from "./command.ts";
-import type {
-  ActionCapability,
-  GateCapability,
-  GuardCapability,
-  HookCapability,
-  StateKeyCapability,
-} from "./kernel.ts";
-import type { PanelRegistry } from "./panel.ts";
-import type { PromptRegistry } from "./prompt.ts";
-import type { ProviderRegistry } from "./provider.ts";
-import type { StatusRegistry } from "./status.ts";
-import type { ToolRegistry } from "./tool.ts";
-import type { WalletRegistry } from "./wallet.ts";
+import type { InstallResult } from "./contribution.ts";
 import type { PluginServices } from "./services.ts";
 
 /**
@@ -28,10 +14,14 @@ import type { PluginServices } from "./services.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { createRegistries } from "@amber/registries";
  * import type { OwnedRegistry, RegistryEntry } from "@amber/core";
  * function ownedBy(registry: OwnedRegistry<unknown>, owner: string): RegistryEntry[] {
  *   return registry.entries().filter((entry) => entry.owner === owner);
  * }
+ * const registry = createRegistries().command;
+ * assert.deepEqual(ownedBy(registry, "nobody"), []);
  * ```
  */
 export interface OwnedRegistry<C> {
@@ -51,38 +41,6 @@ export interface RegistryEntry {
   readonly id: string;
   /** The plugin that owns it, or `core`. */
   readonly owner: string;
-}
-
-/**
- * The eight registries, keyed by the capability kind each installs.
- */
-export interface Registries {
-  /** Tools. */
-  readonly tool: ToolRegistry;
-  /** Prompt blocks. */
-  readonly prompt: PromptRegistry;
-  /** Status segments. */
-  readonly status: StatusRegistry;
-  /** Panels. */
-  readonly panel: PanelRegistry;
-  /** Commands. */
-  readonly command: CommandRegistry;
-  /** Providers. */
-  readonly provider: ProviderRegistry;
-  /** Wallets. */
-  readonly wallet: WalletRegistry;
-  /** Allowances. */
-  readonly allowance: AllowanceRegistry;
-  /** Phase hooks. */
-  readonly hook: NamedRegistry<HookCapability>;
-  /** Tool gates. */
-  readonly gate: NamedRegistry<GateCapability>;
-  /** Run-end guards. */
-  readonly guard: NamedRegistry<GuardCapability>;
-  /** Action kinds. */
-  readonly action: NamedRegistry<ActionCapability>;
-  /** State keys. */
-  readonly state: NamedRegistry<StateKeyCapability>;
 }
 
 /** One entry of a {@linkcode NamedRegistry}. */

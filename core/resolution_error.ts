@@ -51,6 +51,7 @@ export interface ResolutionErrorInit {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ResolutionError } from "@amber/core";
  * const error = new ResolutionError({
  *   rule: "missing-dependency",
@@ -58,7 +59,9 @@ export interface ResolutionErrorInit {
  *   id: "b",
  *   message: "plugin 'a' requires 'b', which is not installed",
  * });
- * console.log(error.name, error.rule, error.id); // "ResolutionError" "missing-dependency" "b"
+ * assert.equal(error.name, "ResolutionError");
+ * assert.equal(error.rule, "missing-dependency");
+ * assert.equal(error.id, "b");
  * ```
  */
 export class ResolutionError extends AmberError {
@@ -92,6 +95,7 @@ export class ResolutionError extends AmberError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { CapabilityBoundError, ResolutionError } from "@amber/core";
  * const error = new CapabilityBoundError([
  *   new ResolutionError({
@@ -101,9 +105,10 @@ export class ResolutionError extends AmberError {
  *     message: "dependency cycle: a -> b -> a",
  *   }),
  * ]);
- * console.log(error.message);
- * // the plugin selection does not resolve:
- * // dependency cycle: a -> b -> a
+ * assert.equal(
+ *   error.message,
+ *   "the plugin selection does not resolve:\ndependency cycle: a -> b -> a",
+ * );
  * ```
  */
 export class CapabilityBoundError extends AmberError {

@@ -84,20 +84,31 @@ export interface HostServices {
  *
  * @example
  * ```ts
- * import type { Plugin, PluginContext } from "@amber/core";
+ * import assert from "node:assert/strict";
+ * import { type Plugin, type PluginContext, PluginRuntime } from "@amber/core";
+ * import { createRegistries } from "@amber/registries";
  * let context: PluginContext | undefined;
+ * const completed: string[] = [];
  * const plugin: Plugin = {
  *   id: "watcher",
  *   version: "1.0.0",
  *   name: "Watcher",
  *   initialize(ctx) {
  *     context = ctx;
- *     ctx.events.subscribe("toolCompleted", (event) => console.log(event.name));
+ *     ctx.events.subscribe("toolCompleted", (event) => completed.push(event.name));
  *     return true;
  *   },
  *   shutdown() {},
  *   capabilities: () => [],
  * };
+ * const runtime = new PluginRuntime({ registries: createRegistries() });
+ * runtime.register(plugin);
+ * await runtime.start();
+ * assert.equal(context?.pluginId, "watcher");
+ * const result = { ok: true, output: "" };
+ * runtime.events.publish("toolCompleted", { callId: "1", name: "read", result, durationMs: 3 });
+ * assert.deepEqual(completed, ["read"]);
+ * await runtime.stop();
  * ```
  */
 export interface PluginContext {

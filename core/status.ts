@@ -14,8 +14,10 @@ export type StatusTone = "dim" | "good" | "warn" | "crit" | "accent" | "banner";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { StatusText } from "@amber/core";
  * const text: StatusText = { text: "$12.34", tone: "good" };
+ * assert.equal(text.tone, "good");
  * ```
  */
 export interface StatusText {
@@ -81,9 +83,10 @@ export interface StatusSnapshot {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { emptyStatusSnapshot } from "@amber/core";
  * const snapshot = { ...emptyStatusSnapshot(), model: "gpt-5" };
- * console.log(snapshot.model); // "gpt-5"
+ * assert.equal(snapshot.model, "gpt-5");
  * ```
  */
 export function emptyStatusSnapshot(): StatusSnapshot {
@@ -112,7 +115,8 @@ export function emptyStatusSnapshot(): StatusSnapshot {
  *
  * @example
  * ```ts
- * import type { StatusSegmentCapability } from "@amber/core";
+ * import assert from "node:assert/strict";
+ * import { emptyStatusSnapshot, type StatusSegmentCapability } from "@amber/core";
  * const segment: StatusSegmentCapability = {
  *   kind: "status",
  *   name: "model",
@@ -120,6 +124,8 @@ export function emptyStatusSnapshot(): StatusSnapshot {
  *   dropPriority: 90,
  *   render: (snapshot) => ({ text: snapshot.model, tone: "accent" }),
  * };
+ * const rendered = segment.render({ ...emptyStatusSnapshot(), model: "gpt-5" });
+ * assert.deepEqual(rendered, { text: "gpt-5", tone: "accent" });
  * ```
  */
 export interface StatusSegmentCapability {

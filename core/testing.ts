@@ -25,6 +25,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { exact } from "@amber/core";
  * import { testPlugin } from "@amber/core/testing";
  * import { createRegistries } from "@amber/registries";
@@ -47,7 +48,7 @@
  *     }],
  *   }],
  * }, { registries: createRegistries() });
- * console.log((await host.execute("echo", { text: "hi" })).output); // "hi"
+ * assert.equal((await host.execute("echo", { text: "hi" })).output, "hi");
  * ```
  *
  * @module
@@ -56,13 +57,13 @@
 import type { ComposedStatus } from "./status.ts";
 import { emptyStatusSnapshot, type StatusSnapshot } from "./status.ts";
 import { type CommandOutcome, walkCommandTree } from "./command.ts";
-import type { Contribution } from "./capability.ts";
+import type { Contribution } from "./contribution.ts";
 import type { Dialect, ProviderSettings } from "./dialect.ts";
 import { AmberError } from "./errors.ts";
 import type { Plugin, PluginState } from "./plugin.ts";
 import { createPluginHostApi, type PluginFactory, pluginFromExport } from "./plugin_module.ts";
 import type { PresetEntry } from "./provider.ts";
-import type { Registries } from "./registry.ts";
+import type { Registries } from "./registries.ts";
 import { type Diagnostic, PluginRuntime } from "./runtime.ts";
 import type { HostServices, TodoItem, TodoService } from "./services.ts";
 import type { ToolResult } from "./tool.ts";
@@ -143,8 +144,9 @@ export interface TestHost extends AsyncDisposable {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { TestHostError } from "@amber/core/testing";
- * console.log(new TestHostError("plugin 'x' failed: boom").name); // "TestHostError"
+ * assert.equal(new TestHostError("plugin 'x' failed: boom").name, "TestHostError");
  * ```
  */
 export class TestHostError extends AmberError {
@@ -160,9 +162,10 @@ export class TestHostError extends AmberError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { LedgerInvariantError } from "@amber/core/testing";
  * const error = new LedgerInvariantError("x", ["tool:x:greet"], []);
- * console.log(error.message); // "plugin 'x' left the registries changed: left behind tool:x:greet"
+ * assert.equal(error.message, "plugin 'x' left the registries changed: left behind tool:x:greet");
  * ```
  */
 export class LedgerInvariantError extends AmberError {
@@ -192,9 +195,10 @@ export class LedgerInvariantError extends AmberError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { registryContents } from "@amber/core/testing";
  * import { createRegistries } from "@amber/registries";
- * console.log(registryContents(createRegistries())); // []
+ * assert.deepEqual(registryContents(createRegistries()), []);
  * ```
  */
 export function registryContents(registries: Registries): string[] {
@@ -212,10 +216,11 @@ export function registryContents(registries: Registries): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createTestTodos } from "@amber/core/testing";
  * const todos = createTestTodos();
  * todos.write([{ content: "write tests", status: "pending" }]);
- * console.log(todos.list().length); // 1
+ * assert.equal(todos.list().length, 1);
  * ```
  */
 export function createTestTodos(): TodoService {
@@ -236,6 +241,7 @@ export function createTestTodos(): TodoService {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { testPlugin } from "@amber/core/testing";
  * import { createRegistries } from "@amber/registries";
  * const host = await testPlugin((api) => ({
@@ -254,7 +260,7 @@ export function createTestTodos(): TodoService {
  *     handlers: { "": (arg) => `hi ${arg}` },
  *   }],
  * }), { registries: createRegistries() });
- * console.log(await host.command("/hi there")); // { ok: true, text: "hi there" }
+ * assert.deepEqual(await host.command("/hi there"), { ok: true, text: "hi there" });
  * await host.disable(); // throws if anything of the plugin is left
  * ```
  */

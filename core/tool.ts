@@ -28,6 +28,8 @@ export interface StandardJsonSchema {
     readonly jsonSchema?: {
       readonly input: (options: { readonly target: string }) => Record<string, unknown>;
     };
+    /** The types the schema accepts and yields; type-level only, never read at run time. */
+    readonly types?: { readonly input: unknown; readonly output: unknown } | undefined;
   };
 }
 
@@ -48,9 +50,11 @@ export type StandardResult =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { ToolResult } from "@amber/core";
  * const ok: ToolResult = { ok: true, output: "Hello, amber!" };
  * const bad: ToolResult = { ok: false, output: "", error: "name: expected string" };
+ * assert.deepEqual([ok.ok, bad.ok], [true, false]);
  * ```
  */
 export interface ToolResult {
@@ -71,21 +75,30 @@ export interface ToolCallContext {
 }
 
 /**
- * A tool a model can call.
+ * A tool a model can call. `Args` is what `execute` receives: the arguments after the registry
+ * has validated them against `parameters` (`unknown` for a tool that checks them itself).
+ * {@linkcode defineTool} derives it from the parameters; a tool built by hand may leave it out.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { Tool } from "@amber/core";
- * const greet: Tool = {
+ * const greet: Tool<{ readonly name: string }> = {
  *   name: "greet",
  *   description: "Greet someone by name.",
  *   parameters: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
  *   readOnly: true,
- *   execute: (args) => ({ ok: true, output: `Hello, ${(args as { name: string }).name}!` }),
+ *   execute: (args) => ({ ok: true, output: `Hello, ${args.name}!` }),
  * };
+ * const tools: readonly Tool[] = [greet];
+ * const signal = new AbortController().signal;
+ * assert.deepEqual(await tools[0].execute({ name: "amber" }, { signal }), {
+ *   ok: true,
+ *   output: "Hello, amber!",
+ * });
  * ```
  */
-export interface Tool {
+export interface Tool<Args = unknown> {
   /** Unique across the harness: `[A-Za-z0-9_-]{1,64}`. */
   readonly name: string;
   /** What the tool does, for the model. */
@@ -96,12 +109,179 @@ export interface Tool {
   readonly verb?: string;
   /** Whether the tool only reads. */
   readonly readOnly?: boolean;
-  /** Whether this call needs the user's approval. */
+  /** Whether this call needs the user's approval; `args` are parsed, not yet validated. */
   requiresApproval?(args: unknown): boolean;
-  /** A one-line summary of the call for the host. */
+  /** A one-line summary of the call for the host; `args` are parsed, not yet validated. */
   summarize?(args: unknown): string;
-  /** Runs the tool with validated arguments. */
-  execute(args: unknown, context: ToolCallContext): ToolResult | Promise<ToolResult>;
+  /**
+   * Runs the tool with validated arguments. (Declared as a method, so a `Tool<{ path: string }>`
+   * is a `Tool`: the registry validates before it calls, which makes that sound.)
+   */
+  execute(args: Args, context: ToolCallContext): ToolResult | Promise<ToolResult>;
+}
+
+/**
+ * The TypeScript type of the values a JSON Schema accepts, derived from the schema's literal
+ * type (declare it `as const`, or let {@linkcode defineTool} infer it): `type` (one name or a
+ * list), `properties` with `required` and `additionalProperties: false`, `items`, `enum`,
+ * `const`, `anyOf` and `oneOf`. Other keywords (`minimum`, `pattern`, `$ref`, ...) narrow the
+ * values without changing the type, or are beyond it and give `unknown`. Costs nothing at run
+ * time: validation stays with the tool registry.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { FromJsonSchema } from "@amber/core";
+ * const schema = {
+ *   type: "object",
+ *   properties: { path: { type: "string" }, limit: { type: "integer" } },
+ *   required: ["path"],
+ *   additionalProperties: false,
+ * } as const;
+ * const args: FromJsonSchema<typeof schema> = { path: "notes.txt" };
+ * assert.equal(args.limit ?? 2000, 2000);
+ * ```
+ */
+export type FromJsonSchema<S> = S extends { readonly const: infer C } ? C
+  : S extends { readonly enum: readonly (infer E)[] } ? E
+  : S extends { readonly anyOf: readonly (infer A)[] } ? FromJsonSchema<A>
+  : S extends { readonly oneOf: readonly (infer A)[] } ? FromJsonSchema<A>
+  : S extends { readonly type: readonly (infer T)[] }
+    ? T extends unknown ? FromJsonSchema<Omit<S, "type"> & { readonly type: T }> : never
+  : S extends { readonly type: "string" } ? string
+  : S extends { readonly type: "number" | "integer" } ? number
+  : S extends { readonly type: "boolean" } ? boolean
+  : S extends { readonly type: "null" } ? null
+  : S extends { readonly type: "array" }
+    ? S extends { readonly items: infer I } ? readonly FromJsonSchema<I>[] : readonly unknown[]
+  : S extends { readonly type: "object"; readonly properties: infer P } ?
+      & {
+        readonly [
+          K in keyof P as K extends (S extends { readonly required: readonly (infer R)[] } ? R
+            : never) ? K
+            : never
+        ]-?: FromJsonSchema<P[K]>;
+      }
+      & {
+        readonly [
+          K in keyof P as K extends (S extends { readonly required: readonly (infer R)[] } ? R
+            : never) ? never
+            : K
+        ]?: FromJsonSchema<P[K]>;
+      }
+      // Keys the schema does not name are allowed unless `additionalProperties` is false.
+      & (S extends { readonly additionalProperties: false } ? unknown
+        : { readonly [key: string]: unknown })
+  : S extends { readonly type: "object" } ? { readonly [key: string]: unknown }
+  : unknown;
+
+/**
+ * The arguments a tool with `parameters` of type `P` receives once they are validated: the
+ * output type of a Standard Schema (zod 4, valibot, ...), else {@linkcode FromJsonSchema}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { ToolArgs } from "@amber/core";
+ * // What a zod 4 schema's `~standard` carries, reduced to its types.
+ * type Count = { readonly "~standard": { readonly types?: { input: string; output: number } } };
+ * const count: ToolArgs<Count> = 3;
+ * const text: ToolArgs<{ readonly type: "string" }> = "three";
+ * assert.equal(`${count} ${text}`, "3 three");
+ * ```
+ */
+export type ToolArgs<P> = P extends { readonly "~standard": { readonly types?: infer T } }
+  ? [NonNullable<T>] extends [never] ? unknown
+  : NonNullable<T> extends { readonly output: infer O } ? O
+  : unknown
+  : FromJsonSchema<P>;
+
+/**
+ * The arguments as `summarize` and `requiresApproval` see them: parsed from the model's JSON but
+ * not yet validated, so each named field may be missing or of any type.
+ */
+export type ToolInput<Args> = Args extends object ? { readonly [K in keyof Args]?: unknown }
+  : unknown;
+
+/**
+ * A tool whose parameters are declared once: `execute` receives them typed, and `summarize` and
+ * `requiresApproval` see their names (not yet their types).
+ */
+export interface ToolSpec<P extends JsonSchema | StandardJsonSchema> {
+  /** Unique across the harness: `[A-Za-z0-9_-]{1,64}`. */
+  readonly name: string;
+  /** What the tool does, for the model. */
+  readonly description: string;
+  /** The arguments, declared once: a JSON Schema object or a Standard Schema. */
+  readonly parameters: P;
+  /** The word the host shows while it runs ("reading", "searching"). */
+  readonly verb?: string;
+  /** Whether the tool only reads. */
+  readonly readOnly?: boolean;
+  /** Whether this call needs the user's approval. */
+  requiresApproval?(args: ToolInput<ToolArgs<P>>): boolean;
+  /** A one-line summary of the call for the host. */
+  summarize?(args: ToolInput<ToolArgs<P>>): string;
+  /** Runs the tool with the validated arguments. */
+  execute(args: ToolArgs<P>, context: ToolCallContext): ToolResult | Promise<ToolResult>;
+}
+
+/**
+ * A tool whose `execute` receives its arguments typed from its `parameters`, with no cast: the
+ * type is derived from the JSON Schema literal (or the Standard Schema's output type), and the
+ * registry validates the model's arguments against the same schema before the call. Arguments
+ * that are not a JSON object reach `summarize` and `requiresApproval` as `{}`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@amber/core";
+ * const greet = defineTool({
+ *   name: "greet",
+ *   description: "Greet someone by name.",
+ *   parameters: {
+ *     type: "object",
+ *     properties: { name: { type: "string" }, shout: { type: "boolean" } },
+ *     required: ["name"],
+ *     additionalProperties: false,
+ *   },
+ *   summarize: (args) => `greet ${String(args.name)}`,
+ *   execute: (args) => {
+ *     const text = `Hello, ${args.name}!`;
+ *     return { ok: true, output: args.shout ? text.toUpperCase() : text };
+ *   },
+ * });
+ * const signal = new AbortController().signal;
+ * const result = await greet.execute({ name: "amber", shout: true }, { signal });
+ * assert.equal(result.output, "HELLO, AMBER!");
+ * assert.equal(greet.summarize?.(null), "greet undefined");
+ * ```
+ */
+export function defineTool<const P extends JsonSchema | StandardJsonSchema>(
+  spec: ToolSpec<P>,
+): Tool<ToolArgs<P>> {
+  const tool: { -readonly [K in keyof Tool<ToolArgs<P>>]: Tool<ToolArgs<P>>[K] } = {
+    name: spec.name,
+    description: spec.description,
+    parameters: spec.parameters,
+    execute: (args, context) => spec.execute(args, context),
+  };
+  if (spec.verb !== undefined) tool.verb = spec.verb;
+  if (spec.readOnly !== undefined) tool.readOnly = spec.readOnly;
+  const { summarize, requiresApproval } = spec;
+  if (summarize !== undefined) tool.summarize = (args) => summarize.call(spec, inputOf(args));
+  if (requiresApproval !== undefined) {
+    tool.requiresApproval = (args) => requiresApproval.call(spec, inputOf(args));
+  }
+  return tool;
+}
+
+// What the kernel parsed may be any JSON value; the hooks that run before validation get an
+// object, so reading a field of `null` cannot throw. Every field of a `ToolInput` is optional
+// and `unknown`, so any object is one.
+function inputOf<Args>(args: unknown): ToolInput<Args> {
+  const input = typeof args === "object" && args !== null && !Array.isArray(args) ? args : {};
+  return input as ToolInput<Args>;
 }
 
 /**
@@ -110,8 +290,10 @@ export interface Tool {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { ToolCapability } from "@amber/core";
  * const capability: ToolCapability = { kind: "tool", name: "greet", tools: () => [] };
+ * assert.equal(capability.kind, "tool");
  * ```
  */
 export interface ToolCapability {

@@ -32,11 +32,13 @@ export interface UiTextOptions extends UiAskOptions {
  *
  * @example
  * ```ts
- * import type { UiService } from "@amber/core";
+ * import assert from "node:assert/strict";
+ * import { headlessUi, type UiService } from "@amber/core";
  * async function pickRegion(ui: UiService): Promise<string> {
  *   if (!ui.interactive) return "eu";
  *   return await ui.choose("Region?", ["eu", "us"]) ?? "eu";
  * }
+ * assert.equal(await pickRegion(headlessUi()), "eu");
  * ```
  */
 export interface UiService {
@@ -64,9 +66,11 @@ export interface UiService {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { UiUnavailableError } from "@amber/core";
- * console.log(new UiUnavailableError("askText", "Name?").message);
- * // "cannot askText 'Name?': amber is running without a terminal UI (headless); use a config value or a flag instead"
+ * const error = new UiUnavailableError("askText", "Name?");
+ * assert.equal(error.name, "UiUnavailableError");
+ * assert.match(error.message, /^cannot askText 'Name\?': amber is running without a terminal UI/);
  * ```
  */
 export class UiUnavailableError extends AmberError {
@@ -90,10 +94,14 @@ export class UiUnavailableError extends AmberError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { headlessUi } from "@amber/core";
- * const ui = headlessUi((message) => console.log(`note: ${message}`));
- * ui.notify("indexed 12 files"); // note: indexed 12 files
- * console.log(ui.interactive, await ui.confirm("Go?").catch((e) => e.name)); // false UiUnavailableError
+ * const notes: string[] = [];
+ * const ui = headlessUi((message) => notes.push(message));
+ * ui.notify("indexed 12 files");
+ * assert.deepEqual(notes, ["indexed 12 files"]);
+ * assert.equal(ui.interactive, false);
+ * await assert.rejects(ui.confirm("Go?"), { name: "UiUnavailableError" });
  * ```
  */
 export function headlessUi(onNotify?: (message: string, tone: NotifyTone) => void): UiService {

@@ -27,6 +27,7 @@ export interface AccountRequest {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { WalletCapability } from "@amber/core";
  * const wallet: WalletCapability = {
  *   kind: "wallet",
@@ -35,6 +36,10 @@ export interface AccountRequest {
  *   currency: "USD",
  *   fetch: (request) => Promise.resolve(request.apiKey ? 12.34 : undefined),
  * };
+ * const signal = new AbortController().signal;
+ * const request = { provider: "deepseek", baseUrl: "https://api.deepseek.com", signal };
+ * assert.equal(await wallet.fetch(request), undefined);
+ * assert.equal(await wallet.fetch({ ...request, apiKey: "sk-1" }), 12.34);
  * ```
  */
 export interface WalletCapability {

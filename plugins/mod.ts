@@ -37,12 +37,8 @@ export {
   type PromptsOptions,
   type PromptsPlugin,
 } from "./prompts/mod.ts";
-export {
-  childEnvironment,
-  createToolBashPlugin,
-  redactSecrets,
-  startProcessGroup,
-} from "./tool_bash/mod.ts";
+export { childEnvironment, redactSecrets, startProcessGroup } from "./process_group.ts";
+export { createToolBashPlugin } from "./tool_bash/mod.ts";
 export { createToolEditPlugin } from "./tool_edit/mod.ts";
 export { createToolPlanPlugin, renderTodos } from "./tool_plan/mod.ts";
 export { createToolProcessPlugin } from "./tool_process/mod.ts";

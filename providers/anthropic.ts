@@ -23,11 +23,12 @@
  * @example
  * ```ts
  * import { anthropicDialect } from "@amber/providers/anthropic";
+ * import assert from "node:assert/strict";
  * const request = anthropicDialect().chatRequest(
  *   { baseUrl: "https://api.anthropic.com", apiKey: "sk-ant-..." },
  *   { model: "claude-sonnet-4-5", messages: [{ role: "user", content: "Hi" }], tools: [] },
  * );
- * console.log(request.url); // "https://api.anthropic.com/v1/messages"
+ * assert.equal(request.url, "https://api.anthropic.com/v1/messages");
  * ```
  *
  * @module
@@ -35,18 +36,19 @@
 
 import type {
   AllowanceSnapshot,
-  AllowanceWindow,
   ChatRequest,
   Dialect,
-  FinishReason,
   HttpRequestSpec,
   Message,
   ProviderSettings,
   StreamDecoder,
-  StreamSink,
 } from "@amber/core";
+import { anthropicAllowance } from "./_anthropic_allowance.ts";
+import { AnthropicDecoder } from "./_anthropic_decoder.ts";
+import { describeError, readErrorBody } from "./_anthropic_errors.ts";
 import { argumentsObject } from "./_arguments.ts";
-import { bodyLine, errorLine, oneLine } from "./_error_text.ts";
+
+export { anthropicAllowance } from "./_anthropic_allowance.ts";
 
 /** The API version every request names. */
 const ANTHROPIC_VERSION = "2023-06-01";
@@ -68,20 +70,6 @@ const THINKING_BUDGETS: { readonly [effort: string]: number } = {
 };
 
 const CACHE_CONTROL = { type: "ephemeral" } as const;
-
-/** Error types by status, for the messages of in-stream errors that name only a type. */
-const STATUS_OF_ERROR_TYPE: { readonly [type: string]: number } = {
-  invalid_request_error: 400,
-  authentication_error: 401,
-  billing_error: 402,
-  permission_error: 403,
-  not_found_error: 404,
-  request_too_large: 413,
-  rate_limit_error: 429,
-  api_error: 500,
-  timeout_error: 504,
-  overloaded_error: 529,
-};
 
 type Block = Record<string, unknown>;
 interface WireMessage {
@@ -181,375 +169,6 @@ function toWireMessages(messages: readonly Message[]): { system: string[]; turns
   return { system, turns };
 }
 
-/** Maps Anthropic's `stop_reason`. */
-function finishOfStopReason(reason: string | undefined): FinishReason {
-  switch (reason) {
-    case "end_turn":
-    case "stop_sequence":
-    case "pause_turn":
-      return "stop";
-    case "max_tokens":
-    case "model_context_window_exceeded":
-      return "length";
-    case "tool_use":
-      return "tool_calls";
-    case "refusal":
-      return "content_filter";
-    default:
-      return "other";
-  }
-}
-
-interface ErrorBody {
-  readonly type?: string;
-  readonly message?: string;
-  readonly requestId?: string;
-}
-
-function readErrorBody(body: string): ErrorBody | undefined {
-  try {
-    const parsed = JSON.parse(body) as {
-      error?: { type?: unknown; message?: unknown };
-      request_id?: unknown;
-    };
-    const error = parsed?.error;
-    if (error === null || typeof error !== "object") return undefined;
-    return {
-      type: typeof error.type === "string" ? error.type : undefined,
-      message: typeof error.message === "string" ? error.message : undefined,
-      requestId: typeof parsed.request_id === "string" ? parsed.request_id : undefined,
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * `<status> <type>: <message> (request <id>)`; without a status for an in-stream error, and with
- * the body clipped when it is not Anthropic's object.
- */
-function describeError(
-  status: number | undefined,
-  error: ErrorBody | undefined,
-  body: string,
-): string {
-  if (error === undefined || (error.type === undefined && error.message === undefined)) {
-    return bodyLine(status, oneLine(body));
-  }
-  return errorLine({
-    status,
-    label: error.type,
-    message: oneLine(error.message ?? "no message"),
-    suffix: error.requestId === undefined ? undefined : ` (request ${error.requestId})`,
-  });
-}
-
-/** Whether an in-stream error type is worth retrying. */
-function retryableType(type: string | undefined): boolean {
-  return type === "overloaded_error" || type === "api_error" || type === "rate_limit_error" ||
-    type === "timeout_error";
-}
-
-interface AnthropicEvent {
-  type?: string;
-  index?: number;
-  message?: { usage?: AnthropicUsage };
-  content_block?: {
-    type?: string;
-    id?: string;
-    name?: string;
-    text?: string;
-    thinking?: string;
-    input?: unknown;
-  };
-  delta?: {
-    type?: string;
-    text?: string;
-    partial_json?: string;
-    thinking?: string;
-    signature?: string;
-    stop_reason?: string | null;
-  };
-  usage?: AnthropicUsage;
-  error?: { type?: string; message?: string };
-}
-
-interface AnthropicUsage {
-  input_tokens?: number | null;
-  output_tokens?: number | null;
-  cache_creation_input_tokens?: number | null;
-  cache_read_input_tokens?: number | null;
-}
-
-/** Which content blocks are tool calls being built, by block index. */
-const TOOL = 1;
-const OTHER = 2;
-
-class AnthropicDecoder implements StreamDecoder {
-  #done = false;
-  #usageSeen = false;
-  #inputTokens = 0;
-  #outputTokens = 0;
-  #cacheRead = 0;
-  #cacheWrite = 0;
-  #stopReason: string | undefined = undefined;
-  // Parallel arrays by block index: no per-block object, no per-delta lookup beyond an index.
-  #kind: number[] = [];
-  #ids: string[] = [];
-  #names: string[] = [];
-  #args: string[] = [];
-  #startInput: (string | undefined)[] = [];
-
-  event(name: string | undefined, data: string, sink: StreamSink): void {
-    if (this.#done) return;
-    let event: AnthropicEvent;
-    try {
-      event = JSON.parse(data);
-    } catch {
-      // Some compatible proxies end with OpenAI's sentinel; it carries nothing.
-      if (data === "[DONE]") return;
-      // Retryable: a corrupt chunk is a transport or server accident, not a wrong request.
-      this.#fail(sink, `malformed chunk from the provider: ${oneLine(data, 200)}`, true);
-      return;
-    }
-    if (event === null || typeof event !== "object") return;
-    // Compatible servers may leave out `event:` lines; `type` in the data says the same.
-    switch (name ?? event.type) {
-      case "content_block_delta": {
-        const delta = event.delta;
-        if (delta === undefined) return;
-        switch (delta.type) {
-          case "text_delta":
-            if (delta.text) sink({ type: "text", delta: delta.text });
-            return;
-          case "input_json_delta": {
-            const index = event.index ?? 0;
-            const part = delta.partial_json;
-            if (this.#kind[index] !== TOOL || !part) return;
-            this.#args[index] += part;
-            sink({ type: "toolCallDelta", index, delta: part });
-            return;
-          }
-          case "thinking_delta":
-            if (delta.thinking) sink({ type: "reasoning", delta: delta.thinking });
-            return;
-          case "signature_delta":
-            if (delta.signature) sink({ type: "reasoningSignature", signature: delta.signature });
-            return;
-          default:
-            // citations_delta: nothing the neutral events carry.
-            return;
-        }
-      }
-      case "content_block_start":
-        this.#blockStart(event, sink);
-        return;
-      case "content_block_stop": {
-        const index = event.index ?? 0;
-        if (this.#kind[index] !== TOOL) return;
-        this.#kind[index] = OTHER;
-        const args = this.#args[index];
-        sink({
-          type: "toolCallEnd",
-          index,
-          id: this.#ids[index],
-          name: this.#names[index],
-          arguments: args.length > 0 ? args : (this.#startInput[index] ?? "{}"),
-        });
-        return;
-      }
-      case "message_start":
-        this.#readUsage(event.message?.usage);
-        return;
-      case "message_delta": {
-        const reason = event.delta?.stop_reason;
-        if (typeof reason === "string") this.#stopReason = reason;
-        this.#readUsage(event.usage);
-        return;
-      }
-      case "message_stop":
-        this.#finish(sink, this.#stopReason);
-        return;
-      case "error": {
-        const error = event.error;
-        const type = error?.type;
-        this.#fail(
-          sink,
-          describeError(undefined, { type, message: error?.message }, data),
-          retryableType(type),
-          type === undefined ? undefined : STATUS_OF_ERROR_TYPE[type],
-        );
-        return;
-      }
-      default:
-        // ping, and event types newer than this dialect.
-        return;
-    }
-  }
-
-  end(sink: StreamSink): void {
-    if (this.#done) return;
-    if (this.#stopReason !== undefined) {
-      // A `message_delta` said how the message ended; only `message_stop` went missing.
-      this.#finish(sink, this.#stopReason);
-      return;
-    }
-    this.#fail(sink, "the stream ended before the message did (no stop_reason)", true);
-  }
-
-  #blockStart(event: AnthropicEvent, sink: StreamSink): void {
-    const index = event.index ?? 0;
-    const block = event.content_block;
-    if (block === undefined) return;
-    switch (block.type) {
-      case "tool_use": {
-        // A nameless call cannot be answered; it is dropped, as every dialect does.
-        if (!block.name) {
-          this.#kind[index] = OTHER;
-          return;
-        }
-        const id = block.id ?? `toolu_${index}`;
-        this.#kind[index] = TOOL;
-        this.#ids[index] = id;
-        this.#names[index] = block.name;
-        this.#args[index] = "";
-        // Streams start with `input: {}` and send the JSON as deltas; a server that sends the
-        // whole input up front (and no deltas) still has it honoured.
-        const input = block.input;
-        this.#startInput[index] = input !== null && typeof input === "object" &&
-            Object.keys(input).length > 0
-          ? JSON.stringify(input)
-          : undefined;
-        sink({ type: "toolCallStart", index, id, name: block.name });
-        return;
-      }
-      case "text":
-        this.#kind[index] = OTHER;
-        if (block.text) sink({ type: "text", delta: block.text });
-        return;
-      case "thinking":
-        this.#kind[index] = OTHER;
-        if (block.thinking) sink({ type: "reasoning", delta: block.thinking });
-        return;
-      default:
-        // redacted_thinking, server tools: nothing amber can show or answer.
-        this.#kind[index] = OTHER;
-        return;
-    }
-  }
-
-  #readUsage(usage: AnthropicUsage | undefined): void {
-    if (usage === undefined || usage === null) return;
-    this.#usageSeen = true;
-    // message_delta's counts are cumulative, so the latest value of each field wins.
-    if (typeof usage.input_tokens === "number") this.#inputTokens = usage.input_tokens;
-    if (typeof usage.output_tokens === "number") this.#outputTokens = usage.output_tokens;
-    if (typeof usage.cache_read_input_tokens === "number") {
-      this.#cacheRead = usage.cache_read_input_tokens;
-    }
-    if (typeof usage.cache_creation_input_tokens === "number") {
-      this.#cacheWrite = usage.cache_creation_input_tokens;
-    }
-  }
-
-  /** The usage known so far: also after a failure, since the tokens were billed. */
-  #usage(sink: StreamSink): void {
-    if (!this.#usageSeen) return;
-    sink({
-      type: "usage",
-      promptTokens: this.#inputTokens + this.#cacheRead + this.#cacheWrite,
-      completionTokens: this.#outputTokens,
-      cachedTokens: this.#cacheRead,
-    });
-  }
-
-  #finish(sink: StreamSink, stopReason: string | undefined): void {
-    this.#done = true;
-    this.#usage(sink);
-    const reason = finishOfStopReason(stopReason);
-    sink(
-      stopReason === undefined ? { type: "finish", reason } : {
-        type: "finish",
-        reason,
-        raw: stopReason,
-      },
-    );
-  }
-
-  /** Ends the response with an error: a stream that went wrong cannot be trusted further. */
-  #fail(sink: StreamSink, message: string, retryable: boolean, status?: number): void {
-    this.#done = true;
-    sink(
-      status === undefined
-        ? { type: "error", message, retryable }
-        : { type: "error", message, retryable, status },
-    );
-    this.#usage(sink);
-    sink({ type: "finish", reason: "error" });
-  }
-}
-
-/** A utilization header value as a percentage: a fraction (0.42), a percentage, or `42%`. */
-function percentOf(value: string | null): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  const isPercent = text.endsWith("%");
-  const number = Number(isPercent ? text.slice(0, -1) : text);
-  if (text.length === 0 || !Number.isFinite(number) || number < 0) return undefined;
-  // Anthropic sends a fraction; a value above 1 can only be a percentage already.
-  const percent = isPercent || number > 1 ? number : number * 100;
-  return Math.round(percent * 100) / 100;
-}
-
-/** A reset header value as ISO 8601: unix seconds (what Anthropic sends), milliseconds or a date. */
-function resetOf(value: string | null): string | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (text.length === 0) return undefined;
-  const number = Number(text);
-  let ms: number;
-  if (Number.isFinite(number)) {
-    if (number <= 0) return undefined;
-    ms = number >= 1e12 ? number : number * 1000;
-  } else {
-    ms = Date.parse(text);
-  }
-  if (!Number.isFinite(ms)) return undefined;
-  const date = new Date(ms);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
-
-/**
- * The quota windows of Claude's unified rate-limit headers
- * (`anthropic-ratelimit-unified-5h-utilization` / `-5h-reset`, the same for `7d`), as sent to
- * subscription accounts. They are undocumented, so parsing is lenient: utilization as a fraction
- * (`0.42`, what the API sends), a percentage (`42`) or `42%`; resets as unix seconds (what the
- * API sends), milliseconds or a date. Undefined when no window is reported.
- *
- * @example
- * ```ts
- * import { anthropicAllowance } from "@amber/providers/anthropic";
- * const snapshot = anthropicAllowance(new Headers({
- *   "anthropic-ratelimit-unified-5h-utilization": "0.42",
- *   "anthropic-ratelimit-unified-5h-reset": "1767225600",
- * }));
- * console.log(snapshot?.windows); // [ { label: "5h", percentUsed: 42, resetsAt: "2026-01-01T00:00:00.000Z" } ]
- * ```
- */
-export function anthropicAllowance(headers: Headers): AllowanceSnapshot | undefined {
-  const windows: AllowanceWindow[] = [];
-  for (const label of ["5h", "7d"]) {
-    const percentUsed = percentOf(headers.get(`anthropic-ratelimit-unified-${label}-utilization`));
-    const resetsAt = resetOf(headers.get(`anthropic-ratelimit-unified-${label}-reset`));
-    if (percentUsed === undefined && resetsAt === undefined) continue;
-    const window: { label: string; percentUsed?: number; resetsAt?: string } = { label };
-    if (percentUsed !== undefined) window.percentUsed = percentUsed;
-    if (resetsAt !== undefined) window.resetsAt = resetsAt;
-    windows.push(window);
-  }
-  return windows.length > 0 ? { windows } : undefined;
-}
-
 /**
  * The Anthropic Messages request body for a chat request (what `chatRequest` sends, as an
  * object).
@@ -557,12 +176,14 @@ export function anthropicAllowance(headers: Headers): AllowanceSnapshot | undefi
  * @example
  * ```ts
  * import { anthropicBody } from "@amber/providers/anthropic";
+ * import assert from "node:assert/strict";
  * const body = anthropicBody({
  *   model: "claude-sonnet-4-5",
  *   messages: [{ role: "system", content: "Be terse." }, { role: "user", content: "Hi" }],
  *   tools: [],
  * });
- * console.log(body.max_tokens, body.stream); // 8192 true
+ * assert.equal(body.max_tokens, 8192);
+ * assert.equal(body.stream, true);
  * ```
  */
 export function anthropicBody(request: ChatRequest): Record<string, unknown> {
@@ -616,6 +237,7 @@ export function anthropicBody(request: ChatRequest): Record<string, unknown> {
  * @example
  * ```ts
  * import { anthropicDialect } from "@amber/providers/anthropic";
+ * import assert from "node:assert/strict";
  * const dialect = anthropicDialect();
  * const events: string[] = [];
  * const decoder = dialect.decoder();
@@ -625,7 +247,7 @@ export function anthropicBody(request: ChatRequest): Record<string, unknown> {
  * decoder.event("content_block_delta", '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}', sink);
  * decoder.event("message_delta", '{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}', sink);
  * decoder.event("message_stop", '{"type":"message_stop"}', sink);
- * console.log(events); // [ "text", "usage", "finish" ]
+ * assert.deepEqual(events, ["text", "usage", "finish"]);
  * ```
  */
 export function anthropicDialect(): Dialect {

@@ -6,61 +6,32 @@
  * @module
  */
 
-import {
-  AmberError,
-  type ChatRequest,
-  type Dialect,
-  type HttpRequestSpec,
-  type ProviderSettings,
-  type StreamEvent,
-  type StreamSink,
+import type {
+  ChatRequest,
+  Dialect,
+  HttpRequestSpec,
+  ProviderSettings,
+  StreamEvent,
+  StreamSink,
 } from "@amber/core";
-import { SseDecoder } from "./sse.ts";
+import { credentialSafeHeaders, Redactor } from "./_credentials.ts";
+import { errorText, networkReason } from "./_failure_text.ts";
+import { ProviderError } from "./_provider_error.ts";
+import {
+  type Failure,
+  headerDelayMs,
+  positive,
+  realSleep,
+  retryDelayMs,
+  type RetryInfo,
+  type RetryPolicy,
+  retryPolicy,
+} from "./_retry.ts";
+import { pipeBody, SinkThrew } from "./_stream_body.ts";
+import { durationText, FetchTimeoutError, TimedFetch } from "./_timed_fetch.ts";
 
-/**
- * How failed requests are retried.
- *
- * @example
- * ```ts
- * import type { RetryPolicy } from "@amber/providers";
- * const patient: RetryPolicy = { maxAttempts: 6, baseDelayMs: 1_000, maxDelayMs: 30_000, maxRetryAfterMs: 120_000 };
- * ```
- */
-export interface RetryPolicy {
-  /** Total attempts, the first included; 4 by default. */
-  readonly maxAttempts: number;
-  /** The first backoff step; 500 ms by default, doubling per retry. */
-  readonly baseDelayMs: number;
-  /** The longest backoff step; 8 s by default. */
-  readonly maxDelayMs: number;
-  /**
-   * The longest wait a server may ask for (`retry-after-ms`, `retry-after`, a body's retry
-   * delay); 60 s by default. A server asking for more gets no retry: the error is reported.
-   */
-  readonly maxRetryAfterMs: number;
-}
-
-/**
- * What {@linkcode ClientOptions.onRetry} is told before each wait.
- *
- * @example
- * ```ts
- * import type { RetryInfo } from "@amber/providers/client";
- * const note = (info: RetryInfo): string =>
- *   `${info.status ?? "network"}: ${info.message}; retry ${info.attempt + 1} in ${info.delayMs} ms`;
- * console.log(note({ attempt: 1, delayMs: 500, status: 429, message: "rate limited" }));
- * ```
- */
-export interface RetryInfo {
-  /** The attempt that failed, from 1. */
-  readonly attempt: number;
-  /** How long the client waits before the next attempt. */
-  readonly delayMs: number;
-  /** The HTTP status, when there was a response. */
-  readonly status?: number;
-  /** Why the attempt failed (the API key is never in it). */
-  readonly message: string;
-}
+export { ProviderError, type ProviderErrorDetails } from "./_provider_error.ts";
+export type { RetryInfo, RetryPolicy } from "./_retry.ts";
 
 /**
  * Options of {@linkcode ProviderClient}.
@@ -68,12 +39,16 @@ export interface RetryInfo {
  * @example
  * ```ts
  * import type { ClientOptions } from "@amber/providers";
+ * import assert from "node:assert/strict";
+ * const notes: string[] = [];
  * const options: ClientOptions = {
  *   timeoutMs: 30_000,
  *   retry: { maxAttempts: 2 },
  *   onRetry: ({ attempt, delayMs, message }) =>
- *     console.log(`attempt ${attempt} failed (${message}); retrying in ${delayMs} ms`),
+ *     notes.push(`attempt ${attempt} failed (${message}); retrying in ${delayMs} ms`),
  * };
+ * options.onRetry?.({ attempt: 1, delayMs: 250, message: "503" });
+ * assert.deepEqual(notes, ["attempt 1 failed (503); retrying in 250 ms"]);
  * ```
  */
 export interface ClientOptions {
@@ -92,6 +67,12 @@ export interface ClientOptions {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** A number in [0, 1) for the backoff jitter; `Math.random` by default. */
   readonly random?: () => number;
+  /**
+   * The `fetch` every request goes through; the global one (looked up at each request) by
+   * default. An embedder routes requests through its own stack with it, and a benchmark or test
+   * answers from memory, without replacing `globalThis.fetch` for the whole process.
+   */
+  readonly fetch?: typeof globalThis.fetch;
 }
 
 /**
@@ -101,9 +82,12 @@ export interface ClientOptions {
  * @example
  * ```ts
  * import type { StreamOutcome } from "@amber/providers";
+ * import assert from "node:assert/strict";
  * function describe(outcome: StreamOutcome): string {
  *   return outcome.cancelled ? "cancelled" : `${outcome.status} after ${outcome.attempts} attempt(s)`;
  * }
+ * const outcome = { status: 200, headers: new Headers(), attempts: 1, cancelled: false, url: "http://127.0.0.1:1" };
+ * assert.equal(describe(outcome), "200 after 1 attempt(s)");
  * ```
  */
 export interface StreamOutcome {
@@ -119,97 +103,8 @@ export interface StreamOutcome {
   readonly url: string;
 }
 
-/**
- * Where a {@linkcode ProviderError} came from.
- *
- * @example
- * ```ts
- * import type { ProviderErrorDetails } from "@amber/providers/client";
- * const details: ProviderErrorDetails = { url: "http://127.0.0.1:1/v1/models", retryable: false, status: 401 };
- * ```
- */
-export interface ProviderErrorDetails {
-  /** The URL requested (never with the API key in it). */
-  readonly url: string;
-  /** Whether trying again later may succeed. */
-  readonly retryable: boolean;
-  /** The HTTP status, when there was a response. */
-  readonly status?: number;
-}
-
-/**
- * A request to a model API failed. The message names the URL and never holds the API key.
- *
- * @example
- * ```ts
- * import { ProviderError } from "@amber/providers";
- * const error = new ProviderError("listing models at http://127.0.0.1:1/v1/models failed: 503", {
- *   url: "http://127.0.0.1:1/v1/models",
- *   retryable: true,
- *   status: 503,
- * });
- * console.log(error.name, error.status, error.retryable); // ProviderError 503 true
- * ```
- */
-export class ProviderError extends AmberError {
-  /** The HTTP status, when there was a response. */
-  readonly status?: number;
-  /** Whether trying again later may succeed. */
-  readonly retryable: boolean;
-  /** The URL requested. */
-  readonly url: string;
-  /** Creates the error; `options.cause` keeps the underlying failure. */
-  constructor(message: string, details: ProviderErrorDetails, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "ProviderError";
-    this.url = details.url;
-    this.retryable = details.retryable;
-    if (details.status !== undefined) this.status = details.status;
-  }
-}
-
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
-const DEFAULT_RETRY: RetryPolicy = {
-  maxAttempts: 4,
-  baseDelayMs: 500,
-  maxDelayMs: 8_000,
-  maxRetryAfterMs: 60_000,
-};
-const REDACTED = "[redacted]";
-
-/** Carries an exception the consumer's sink threw through the decoders, to be rethrown. */
-class SinkThrew {
-  constructor(readonly error: unknown) {}
-}
-
-/** The default sleep: a timer that rejects at once when the signal aborts. */
-function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/** One attempt's failure, before deciding whether to retry it. */
-interface Failure {
-  readonly message: string;
-  readonly retryable: boolean;
-  readonly status?: number;
-  /** The wait the server asked for, uncapped; undefined when it named none. */
-  readonly serverDelayMs?: number;
-}
 
 /**
  * Talks to one model API through a {@linkcode Dialect}: streams chat responses into a sink and
@@ -221,6 +116,7 @@ interface Failure {
  * ```ts
  * import type { Dialect, StreamEvent } from "@amber/core";
  * import { ProviderClient } from "@amber/providers";
+ * import assert from "node:assert/strict";
  * const dialect: Dialect = {
  *   flavor: "demo",
  *   chatRequest: (settings) => ({ url: `${settings.baseUrl}/chat`, method: "POST", headers: {}, body: "{}" }),
@@ -234,7 +130,29 @@ interface Failure {
  * });
  * const events: StreamEvent[] = [];
  * const outcome = await client.stream({ model: "m", messages: [], tools: [] }, (e) => events.push(e));
- * console.log(outcome.status, events.map((e) => e.type)); // 0 ["error", "finish"]
+ * assert.equal(outcome.status, 0);
+ * assert.deepEqual(events.map((e) => e.type), ["error", "finish"]);
+ * ```
+ *
+ * @example Answering from memory with `fetch`
+ * ```ts
+ * import type { Dialect } from "@amber/core";
+ * import { ProviderClient } from "@amber/providers";
+ * import assert from "node:assert/strict";
+ * const dialect = {
+ *   flavor: "demo",
+ *   modelsRequest: (settings) => ({ url: `${settings.baseUrl}/models`, method: "GET", headers: {} }),
+ *   parseModels: (body) => JSON.parse(body),
+ * } as Dialect;
+ * const asked: string[] = [];
+ * const client = new ProviderClient(dialect, { baseUrl: "https://api.example" }, {
+ *   fetch: (input) => {
+ *     asked.push(String(input));
+ *     return Promise.resolve(new Response('["m-1","m-2"]'));
+ *   },
+ * });
+ * assert.deepEqual(await client.models(), ["m-1", "m-2"]);
+ * assert.deepEqual(asked, ["https://api.example/models"]);
  * ```
  */
 export class ProviderClient {
@@ -246,8 +164,8 @@ export class ProviderClient {
   readonly #onRetry: ((info: RetryInfo) => void) | undefined;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #random: () => number;
-  /** The forms of the key to scrub from every text the client reports, longest first. */
-  readonly #secrets: readonly string[];
+  readonly #fetch: typeof globalThis.fetch | undefined;
+  readonly #redactor: Redactor;
 
   /** Creates a client for the API at `settings.baseUrl`, speaking `dialect`. */
   constructor(dialect: Dialect, settings: ProviderSettings, options: ClientOptions = {}) {
@@ -255,23 +173,12 @@ export class ProviderClient {
     this.#settings = settings;
     this.#timeoutMs = positive(options.timeoutMs, DEFAULT_TIMEOUT_MS);
     this.#idleTimeoutMs = positive(options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS);
-    const retry = options.retry ?? {};
-    this.#retry = {
-      maxAttempts: Math.max(1, Math.floor(positive(retry.maxAttempts, DEFAULT_RETRY.maxAttempts))),
-      baseDelayMs: nonNegative(retry.baseDelayMs, DEFAULT_RETRY.baseDelayMs),
-      maxDelayMs: nonNegative(retry.maxDelayMs, DEFAULT_RETRY.maxDelayMs),
-      maxRetryAfterMs: nonNegative(retry.maxRetryAfterMs, DEFAULT_RETRY.maxRetryAfterMs),
-    };
+    this.#retry = retryPolicy(options.retry);
     this.#onRetry = options.onRetry;
     this.#sleep = options.sleep ?? realSleep;
     this.#random = options.random ?? Math.random;
-    const key = settings.apiKey ?? "";
-    const secrets = new Set<string>();
-    if (key !== "") secrets.add(key);
-    if (key.trim() !== "") secrets.add(key.trim());
-    // A key URL-encoded into a query string reads differently in a URL.
-    if (key.trim() !== "") secrets.add(encodeURIComponent(key.trim()));
-    this.#secrets = [...secrets].sort((a, b) => b.length - a.length);
+    this.#fetch = options.fetch;
+    this.#redactor = new Redactor(settings.apiKey);
   }
 
   /**
@@ -288,16 +195,20 @@ export class ProviderClient {
    * ```ts
    * import type { Dialect } from "@amber/core";
    * import { ProviderClient } from "@amber/providers";
+   * import assert from "node:assert/strict";
    * const dialect = { flavor: "demo", chatRequest: () => ({ url: "http://127.0.0.1:9/chat", method: "POST", headers: {} }) } as unknown as Dialect;
    * const client = new ProviderClient(dialect, { baseUrl: "http://127.0.0.1:9", apiKey: "sk-…" });
    * const controller = new AbortController();
    * controller.abort(); // the user pressed Esc
+   * const seen: string[] = [];
    * const outcome = await client.stream(
    *   { model: "m", messages: [], tools: [] },
-   *   (event) => { if (event.type === "text") console.log(event.delta); },
+   *   (event) => seen.push(event.type),
    *   controller.signal,
    * );
-   * console.log(outcome.cancelled, outcome.attempts); // true 0
+   * assert.equal(outcome.cancelled, true);
+   * assert.equal(outcome.attempts, 0);
+   * assert.deepEqual(seen, []);
    * ```
    */
   async stream(
@@ -319,7 +230,7 @@ export class ProviderClient {
     sink: StreamSink,
     signal: AbortSignal | undefined,
   ): Promise<StreamOutcome> {
-    const secrets = this.#secrets;
+    const redactor = this.#redactor;
     let finished = false;
     let sawError = false;
     // The sink as the decoder and the client see it: nothing after `finish` or after an abort,
@@ -328,12 +239,12 @@ export class ProviderClient {
       if (finished || signal?.aborted) return;
       if (event.type === "finish") {
         finished = true;
-        if (event.raw !== undefined && secrets.length > 0) {
-          event = { ...event, raw: redactWith(secrets, event.raw) };
+        if (event.raw !== undefined && redactor.active) {
+          event = { ...event, raw: redactor.redact(event.raw) };
         }
       } else if (event.type === "error") {
         sawError = true;
-        if (secrets.length > 0) event = { ...event, message: redactWith(secrets, event.message) };
+        if (redactor.active) event = { ...event, message: redactor.redact(event.message) };
       }
       try {
         sink(event);
@@ -383,33 +294,24 @@ export class ProviderClient {
       url,
     });
 
-    const policy = this.#retry;
     for (let attempt = 1;; attempt++) {
       if (signal?.aborted) return outcome(attempt - 1, true);
-      const controller = new AbortController();
-      const forward = (): void => controller.abort(signal?.reason);
-      signal?.addEventListener("abort", forward, { once: true });
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, this.#timeoutMs);
       let failure: Failure | undefined;
-      try {
+      {
+        using call = this.#timed(spec.url, signal);
         let response: Response | undefined;
         try {
-          response = await fetch(spec.url, {
+          response = await call.fetch({
             method: spec.method,
             headers,
             ...(spec.body === undefined ? {} : { body: spec.body }),
-            signal: controller.signal,
           });
         } catch (error) {
           if (signal?.aborted) return outcome(attempt, true);
           failure = {
             message: this.#redact(
-              timedOut
-                ? `no response from ${url} within ${seconds(this.#timeoutMs)}`
+              error instanceof FetchTimeoutError
+                ? `no response from ${url} within ${durationText(this.#timeoutMs)}`
                 : `cannot reach ${url}: ${networkReason(error)}`,
             ),
             retryable: true,
@@ -419,8 +321,14 @@ export class ProviderClient {
           status = response.status;
           responseHeaders = response.headers;
           if (response.ok) {
-            clearTimeout(timer);
-            const body = await this.#pipe(response, url, controller, out, signal);
+            // The deadline was for the headers; the body has the idle watchdog instead.
+            call.stopClock();
+            const body = await pipeBody(response, this.#dialect.decoder(), out, signal, {
+              url,
+              idleTimeoutMs: this.#idleTimeoutMs,
+              redact: (text) => this.#redact(text),
+              abort: () => call.abort(),
+            });
             if (body === "cancelled") return outcome(attempt, true);
             if (body === "done") {
               if (!finished) out({ type: "finish", reason: sawError ? "error" : "other" });
@@ -440,22 +348,15 @@ export class ProviderClient {
             failure = this.#httpFailure(response, text);
           }
         }
-      } finally {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", forward);
       }
 
       // `failure` is always set here; the check only narrows its type.
       if (signal?.aborted || failure === undefined) return outcome(attempt, true);
-      const serverDelay = failure.serverDelayMs;
-      const tooLong = serverDelay !== undefined && serverDelay > policy.maxRetryAfterMs;
-      if (!failure.retryable || tooLong || attempt >= policy.maxAttempts) {
+      const delayMs = retryDelayMs(this.#retry, failure, attempt, this.#random);
+      if (delayMs === undefined) {
         fail(failure, true);
         return outcome(attempt, false);
       }
-      const delayMs = serverDelay !== undefined ? Math.ceil(serverDelay) : Math.floor(
-        this.#random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)),
-      );
       this.#onRetry?.({
         attempt,
         delayMs,
@@ -481,12 +382,13 @@ export class ProviderClient {
    * ```ts
    * import type { Dialect } from "@amber/core";
    * import { ProviderClient, ProviderError } from "@amber/providers";
+   * import assert from "node:assert/strict";
    * const dialect = { flavor: "bare" } as Dialect; // no modelsRequest
-   * try {
-   *   await new ProviderClient(dialect, { baseUrl: "http://127.0.0.1:9" }).models();
-   * } catch (error) {
-   *   console.log((error as ProviderError).message); // the bare protocol cannot list models
-   * }
+   * await assert.rejects(
+   *   new ProviderClient(dialect, { baseUrl: "http://127.0.0.1:9" }).models(),
+   *   (error) => error instanceof ProviderError &&
+   *     error.message === "the bare protocol cannot list models",
+   * );
    * ```
    */
   async models(signal?: AbortSignal): Promise<string[]> {
@@ -499,40 +401,31 @@ export class ProviderClient {
     }
     const spec = dialect.modelsRequest(this.#settings);
     const url = this.#redact(spec.url);
-    const controller = new AbortController();
-    const forward = (): void => controller.abort(signal?.reason);
-    if (signal?.aborted) controller.abort(signal.reason);
-    signal?.addEventListener("abort", forward, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.#timeoutMs);
     let status: number;
     let text: string;
-    try {
-      const response = await fetch(spec.url, {
-        method: spec.method,
-        headers: credentialSafeHeaders(spec.headers),
-        ...(spec.body === undefined ? {} : { body: spec.body }),
-        signal: controller.signal,
-      });
-      status = response.status;
-      text = await response.text();
-    } catch (error) {
-      const message = signal?.aborted
-        ? `listing models at ${url} was cancelled`
-        : timedOut
-        ? `listing models at ${url} timed out after ${seconds(this.#timeoutMs)}`
-        : `cannot reach ${url}: ${networkReason(error)}`;
-      throw new ProviderError(
-        this.#redact(message),
-        { url, retryable: !signal?.aborted },
-        { cause: this.#safeCause(error) },
-      );
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", forward);
+    {
+      // The deadline covers the body too: a listing is one small answer, not a stream.
+      using call = this.#timed(spec.url, signal);
+      try {
+        const response = await call.fetch({
+          method: spec.method,
+          headers: credentialSafeHeaders(spec.headers),
+          ...(spec.body === undefined ? {} : { body: spec.body }),
+        });
+        status = response.status;
+        text = await response.text();
+      } catch (error) {
+        const message = signal?.aborted
+          ? `listing models at ${url} was cancelled`
+          : call.timedOut
+          ? `listing models at ${url} timed out after ${durationText(this.#timeoutMs)}`
+          : `cannot reach ${url}: ${networkReason(error)}`;
+        throw new ProviderError(
+          this.#redact(message),
+          { url, retryable: !signal?.aborted },
+          { cause: this.#redactor.safeCause(error) },
+        );
+      }
     }
     if (status < 200 || status > 299) {
       throw new ProviderError(
@@ -546,129 +439,14 @@ export class ProviderClient {
       throw new ProviderError(
         this.#redact(`the models listing from ${url} could not be read: ${errorText(error)}`),
         { url, status, retryable: false },
-        { cause: this.#safeCause(error) },
+        { cause: this.#redactor.safeCause(error) },
       );
     }
   }
 
-  /**
-   * Reads a 2xx body through the SSE and stream decoders. "done" at the end of the body (the
-   * decoder's `end` has run), "cancelled" when `signal` aborted, or a retryable failure when the
-   * body broke before its first byte; a break after it is reported to the sink here.
-   */
-  async #pipe(
-    response: Response,
-    url: string,
-    controller: AbortController,
-    out: StreamSink,
-    signal: AbortSignal | undefined,
-  ): Promise<"done" | "cancelled" | Failure> {
-    const decoder = this.#dialect.decoder();
-    const unframed = decoder.unframed;
-    const sse = new SseDecoder(
-      (name, data) => decoder.event(name, data, out),
-      unframed === undefined ? undefined : (line) => unframed.call(decoder, line, out),
-    );
-    const body = response.body;
-    if (body === null) {
-      decoder.end(out);
-      return "done";
-    }
-    const reader = body.getReader();
-    const idleMs = this.#idleTimeoutMs;
-    // One timer for the whole body, re-armed only when it fires: a chunk costs a clock read,
-    // not a clearTimeout/setTimeout pair.
-    let lastChunkAt = Date.now();
-    let idle = false;
-    const watch = (): void => {
-      const quiet = Date.now() - lastChunkAt;
-      if (quiet >= idleMs) {
-        idle = true;
-        controller.abort();
-        reader.cancel().catch(() => {});
-      } else {
-        idleTimer = setTimeout(watch, idleMs - quiet);
-      }
-    };
-    let idleTimer = setTimeout(watch, idleMs);
-    let received = false;
-    let inDecoder = false;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        lastChunkAt = Date.now();
-        received = true;
-        inDecoder = true;
-        sse.pushBytes(value);
-        inDecoder = false;
-        if (signal?.aborted) break;
-      }
-      if (signal?.aborted) {
-        await reader.cancel().catch(() => {});
-        return "cancelled";
-      }
-      if (!idle) {
-        inDecoder = true;
-        sse.end();
-        decoder.end(out);
-        inDecoder = false;
-        return "done";
-      }
-    } catch (error) {
-      if (error instanceof SinkThrew) {
-        reader.cancel().catch(() => {});
-        throw error;
-      }
-      if (signal?.aborted) return "cancelled";
-      if (inDecoder) {
-        // The dialect threw on what the server sent: report it, read no further.
-        reader.cancel().catch(() => {});
-        out({
-          type: "error",
-          message: this.#redact(
-            `the response from ${url} could not be decoded: ${errorText(error)}`,
-          ),
-          retryable: false,
-          status: response.status,
-        });
-        out({ type: "finish", reason: "error" });
-        return "done";
-      }
-      if (!idle && !received) {
-        return {
-          message: this.#redact(`the connection to ${url} dropped: ${networkReason(error)}`),
-          retryable: true,
-        };
-      }
-      if (!idle) {
-        this.#broken(
-          out,
-          decoder.end.bind(decoder),
-          `the connection to ${url} dropped mid-stream: ${networkReason(error)}`,
-        );
-        return "done";
-      }
-    } finally {
-      clearTimeout(idleTimer);
-    }
-    // The idle watchdog fired.
-    const message = `no data from ${url} for ${seconds(idleMs)}`;
-    if (!received) return { message: this.#redact(message), retryable: true };
-    this.#broken(out, decoder.end.bind(decoder), `${message}; the connection dropped mid-stream`);
-    return "done";
-  }
-
-  /** Reports a stream that broke after it started; the decoder's own end can add nothing. */
-  #broken(out: StreamSink, end: (sink: StreamSink) => void, message: string): void {
-    out({ type: "error", message: this.#redact(message), retryable: true });
-    out({ type: "finish", reason: "error" });
-    // Lets the decoder settle; the guarded sink drops all it emits, a second finish included.
-    try {
-      end(out);
-    } catch {
-      // A decoder failing on a truncated stream changes nothing: the error is reported.
-    }
+  /** One request under this client's deadline, its `fetch`, and the caller's `signal`. */
+  #timed(url: string, signal: AbortSignal | undefined): TimedFetch {
+    return new TimedFetch(url, { timeoutMs: this.#timeoutMs, signal, fetch: this.#fetch });
   }
 
   #httpFailure(response: Response, body: string): Failure {
@@ -715,105 +493,6 @@ export class ProviderClient {
   }
 
   #redact(text: string): string {
-    return redactWith(this.#secrets, text);
+    return this.#redactor.redact(text);
   }
-
-  /** The cause to attach to a thrown error: the original unless its text holds the key. */
-  #safeCause(error: unknown): unknown {
-    const text = error instanceof Error ? `${error.message} ${String(error.cause)}` : String(error);
-    return this.#secrets.some((s) => text.includes(s))
-      ? new Error(this.#redact(errorText(error)))
-      : error;
-  }
-}
-
-function redactWith(secrets: readonly string[], text: string): string {
-  for (const secret of secrets) {
-    if (text.includes(secret)) text = text.split(secret).join(REDACTED);
-  }
-  return text;
-}
-
-/**
- * The headers to send: every empty value dropped (an empty key must read as "no key", never as
- * an empty credential), and a bearer credential without a token dropped too.
- */
-function credentialSafeHeaders(spec: { readonly [name: string]: string }): Headers {
-  const headers = new Headers();
-  for (const name in spec) {
-    const value = spec[name];
-    if (typeof value !== "string") continue;
-    const trimmed = value.trim();
-    if (trimmed === "") continue;
-    if (/^bearer$/i.test(trimmed)) continue;
-    headers.set(name, value);
-  }
-  return headers;
-}
-
-/** The wait `retry-after-ms` or `retry-after` (seconds or an HTTP date) asks for. */
-function headerDelayMs(headers: Headers): number | undefined {
-  const ms = headers.get("retry-after-ms");
-  if (ms !== null) {
-    const value = Number(ms.trim());
-    if (ms.trim() !== "" && Number.isFinite(value) && value >= 0) return value;
-  }
-  const after = headers.get("retry-after");
-  if (after !== null && after.trim() !== "") {
-    const seconds = Number(after.trim());
-    if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1_000 : undefined;
-    const date = Date.parse(after);
-    if (Number.isFinite(date)) return Math.max(0, date - Date.now());
-  }
-  return undefined;
-}
-
-/** A short reason for a failed connection, without the runtime's request dump. */
-function networkReason(error: unknown): string {
-  const chain: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    chain.push(current instanceof Error ? current.message : String(current));
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  const text = chain.join(" ");
-  if (/connection refused|ECONNREFUSED/i.test(text)) return "connection refused";
-  if (
-    /dns error|failed to lookup|name or service not known|no such host|ENOTFOUND|nodename/i.test(
-      text,
-    )
-  ) {
-    return "the host name could not be resolved";
-  }
-  if (/connection reset|ECONNRESET/i.test(text)) return "connection reset";
-  if (/error reading a body|unexpected eof|connection closed/i.test(text)) {
-    return "the server closed the connection";
-  }
-  if (/certificate|tls|ssl/i.test(text)) return `TLS failure (${lastLine(text)})`;
-  if (/timed out|ETIMEDOUT/i.test(text)) return "connection timed out";
-  return lastLine(chain[chain.length - 1] ?? "unknown error");
-}
-
-function lastLine(text: string): string {
-  // Deno prefixes "error sending request for url (...)": the URL is already in our message.
-  return text.replace(/^error sending request for url \([^)]*\):\s*/i, "").trim() ||
-    "unknown error";
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function seconds(ms: number): string {
-  if (ms < 1_000) return `${Math.round(ms)} ms`;
-  const s = ms / 1_000;
-  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
-}
-
-function positive(value: number | undefined, fallback: number): number {
-  return value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
-}
-
-function nonNegative(value: number | undefined, fallback: number): number {
-  return value !== undefined && Number.isFinite(value) && value >= 0 ? value : fallback;
 }

@@ -5,13 +5,19 @@
  * @module
  */
 
+import { TimedFetch } from "./_timed_fetch.ts";
+
 /**
  * Options of {@linkcode getWithBearer} and {@linkcode getJsonWithBearer}.
  *
  * @example
  * ```ts
- * import type { GetOptions } from "@amber/providers";
- * const options: GetOptions = { timeoutMs: 5_000, headers: { accept: "application/json" } };
+ * import { type GetOptions, getWithBearer } from "@amber/providers";
+ * import assert from "node:assert/strict";
+ * const controller = new AbortController();
+ * const options: GetOptions = { timeoutMs: 5_000, signal: controller.signal };
+ * controller.abort(); // an aborted request reads as undefined, before anything is sent
+ * assert.equal(await getWithBearer("http://127.0.0.1:1/v1/key", "sk-…", options), undefined);
  * ```
  */
 export interface GetOptions {
@@ -36,8 +42,9 @@ const DEFAULT_TIMEOUT_MS = 20_000;
  * @example
  * ```ts
  * import { getWithBearer } from "@amber/providers";
+ * import assert from "node:assert/strict";
  * const body = await getWithBearer("not a url", "sk-secret");
- * console.log(body); // undefined
+ * assert.equal(body, undefined);
  * ```
  */
 export async function getWithBearer(
@@ -53,22 +60,13 @@ export async function getWithBearer(
   const timeoutMs = options.timeoutMs !== undefined && options.timeoutMs > 0
     ? options.timeoutMs
     : DEFAULT_TIMEOUT_MS;
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  const outer = options.signal;
-  const forward = (): void => controller.abort();
-  outer?.addEventListener("abort", forward, { once: true });
+  using request = new TimedFetch(target, { timeoutMs, signal: options.signal });
   try {
     const headers = new Headers(options.headers);
     const credential = typeof token === "string" ? token.trim() : "";
     if (credential !== "") headers.set("authorization", `Bearer ${credential}`);
     else if (isEmptyCredential(headers.get("authorization"))) headers.delete("authorization");
-    const response = await fetch(target, {
-      method: "GET",
-      headers,
-      redirect: "follow",
-      signal: controller.signal,
-    });
+    const response = await request.fetch({ method: "GET", headers, redirect: "follow" });
     if (!response.ok) {
       await response.body?.cancel().catch(() => {});
       return undefined;
@@ -78,9 +76,6 @@ export async function getWithBearer(
     // Every failure (network, timeout, abort, a header value fetch rejects) reads as "no body";
     // the error is dropped on purpose, since its text could carry the request's headers.
     return undefined;
-  } finally {
-    clearTimeout(timer);
-    outer?.removeEventListener("abort", forward);
   }
 }
 
@@ -96,8 +91,9 @@ function isEmptyCredential(value: string | null): boolean {
  * @example
  * ```ts
  * import { getJsonWithBearer } from "@amber/providers";
+ * import assert from "node:assert/strict";
  * const data = await getJsonWithBearer("http://127.0.0.1:1/v1/key", "");
- * console.log(data); // undefined
+ * assert.equal(data, undefined);
  * ```
  */
 export async function getJsonWithBearer(

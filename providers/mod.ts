@@ -8,6 +8,7 @@
  * @example
  * ```ts
  * import { getJsonWithBearer } from "@amber/providers";
+ * import assert from "node:assert/strict";
  * // A wallet fetch: nothing honest to report reads as undefined, never as zero.
  * async function balance(baseUrl: string, apiKey?: string): Promise<number | undefined> {
  *   if (!apiKey) return undefined;
@@ -15,7 +16,7 @@
  *   const total = (data as { total?: unknown } | undefined)?.total;
  *   return typeof total === "number" && total >= 0 ? total : undefined;
  * }
- * console.log(await balance("http://127.0.0.1:1", undefined)); // undefined
+ * assert.equal(await balance("http://127.0.0.1:1", undefined), undefined);
  * ```
  *
  * @module

@@ -6,12 +6,13 @@
  * @example
  * ```ts
  * import { openaiDialect } from "@amber/providers/openai";
+ * import assert from "node:assert/strict";
  * const dialect = openaiDialect();
  * const request = dialect.chatRequest(
  *   { baseUrl: "https://api.openai.com/v1", apiKey: "sk-test" },
  *   { model: "gpt-4.1", messages: [{ role: "user", content: "Hi" }], tools: [] },
  * );
- * console.log(request.url); // "https://api.openai.com/v1/chat/completions"
+ * assert.equal(request.url, "https://api.openai.com/v1/chat/completions");
  * ```
  *
  * @module
@@ -52,9 +53,10 @@ import {
  * @example
  * ```ts
  * import { openaiDialect, type OpenAIDialectOptions } from "@amber/providers/openai";
+ * import assert from "node:assert/strict";
  * // A server that predates `max_completion_tokens`.
  * const options: OpenAIDialectOptions = { maxTokensField: "max_tokens" };
- * console.log(openaiDialect(options).flavor); // "openai"
+ * assert.equal(openaiDialect(options).flavor, "openai");
  * ```
  */
 export interface OpenAIDialectOptions {
@@ -88,13 +90,14 @@ export interface OpenAIDialectOptions {
  * ```ts
  * import { openaiDialect } from "@amber/providers/openai";
  * import type { StreamEvent } from "@amber/core";
+ * import assert from "node:assert/strict";
  * const events: StreamEvent[] = [];
  * const sink = (event: StreamEvent) => events.push(event);
  * const decoder = openaiDialect().decoder();
  * decoder.event(undefined, '{"choices":[{"delta":{"content":"Hi"}}]}', sink);
  * decoder.event(undefined, '{"choices":[{"delta":{},"finish_reason":"stop"}]}', sink);
  * decoder.event(undefined, "[DONE]", sink);
- * console.log(events.map((e) => e.type)); // ["text", "finish"]
+ * assert.deepEqual(events.map((e) => e.type), ["text", "finish"]);
  * ```
  */
 export function openaiDialect(options: OpenAIDialectOptions = {}): Dialect {

@@ -5,12 +5,13 @@
  * @example
  * ```ts
  * import { openaiResponsesDialect } from "@amber/providers/openai-responses";
+ * import assert from "node:assert/strict";
  * const request = openaiResponsesDialect().chatRequest(
  *   { baseUrl: "https://api.openai.com/v1" },
  *   { model: "gpt-5", messages: [{ role: "user", content: "Hi" }], tools: [] },
  * );
- * console.log(request.url, "authorization" in request.headers);
- * // "https://api.openai.com/v1/responses" false
+ * assert.equal(request.url, "https://api.openai.com/v1/responses");
+ * assert.equal("authorization" in request.headers, false);
  * ```
  *
  * @module
@@ -67,12 +68,13 @@ import {
  * ```ts
  * import { openaiResponsesDialect } from "@amber/providers/openai-responses";
  * import type { StreamEvent } from "@amber/core";
+ * import assert from "node:assert/strict";
  * const events: StreamEvent[] = [];
  * const decoder = openaiResponsesDialect().decoder();
  * const sink = (event: StreamEvent) => events.push(event);
  * decoder.event(undefined, '{"type":"response.output_text.delta","delta":"Hi"}', sink);
  * decoder.event(undefined, '{"type":"response.completed","response":{}}', sink);
- * console.log(events.map((e) => e.type)); // ["text", "finish"]
+ * assert.deepEqual(events.map((e) => e.type), ["text", "finish"]);
  * ```
  */
 export function openaiResponsesDialect(): Dialect {

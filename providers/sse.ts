@@ -33,6 +33,7 @@ const STREAM: TextDecodeOptions = { stream: true };
  * @example
  * ```ts
  * import { SseDecoder } from "@amber/providers/sse";
+ * import assert from "node:assert/strict";
  * const seen: string[] = [];
  * const decoder = new SseDecoder(
  *   (name, data) => seen.push(`${name ?? "message"}=${data}`),
@@ -41,7 +42,7 @@ const STREAM: TextDecodeOptions = { stream: true };
  * decoder.push("event: ping\ndata: {}\n\ndata: a\r");
  * decoder.push("\ndata: b\n\n{\"error\":{\"code\":500}}\ndata: tail");
  * decoder.end();
- * console.log(seen); // ["ping={}", "message=a\nb", "raw {\"error\":{\"code\":500}}", "message=tail"]
+ * assert.deepEqual(seen, ["ping={}", "message=a\nb", "raw {\"error\":{\"code\":500}}", "message=tail"]);
  * ```
  */
 export class SseDecoder {
@@ -77,12 +78,13 @@ export class SseDecoder {
    * @example
    * ```ts
    * import { SseDecoder } from "@amber/providers/sse";
+   * import assert from "node:assert/strict";
    * const bytes = new TextEncoder().encode("data: é\n\n");
    * let data = "";
    * const decoder = new SseDecoder((_name, d) => data = d);
    * decoder.pushBytes(bytes.subarray(0, 7)); // ends inside "é"
    * decoder.pushBytes(bytes.subarray(7));
-   * console.log(data); // "é"
+   * assert.equal(data, "é");
    * ```
    */
   pushBytes(chunk: Uint8Array): void {
@@ -96,10 +98,11 @@ export class SseDecoder {
    * @example
    * ```ts
    * import { SseDecoder } from "@amber/providers/sse";
+   * import assert from "node:assert/strict";
    * const names: (string | undefined)[] = [];
    * const decoder = new SseDecoder((name) => names.push(name));
    * decoder.push("event: a\ndata: 1\n\n: a comment\ndata: 2\n\n");
-   * console.log(names); // ["a", undefined]
+   * assert.deepEqual(names, ["a", undefined]);
    * ```
    */
   push(text: string): void {
@@ -158,12 +161,13 @@ export class SseDecoder {
    * @example
    * ```ts
    * import { SseDecoder } from "@amber/providers/sse";
+   * import assert from "node:assert/strict";
    * const data: string[] = [];
    * const decoder = new SseDecoder((_name, d) => data.push(d));
    * decoder.push("data: [DONE]");
-   * console.log(data.length); // 0
+   * assert.equal(data.length, 0);
    * decoder.end();
-   * console.log(data); // ["[DONE]"]
+   * assert.deepEqual(data, ["[DONE]"]);
    * ```
    */
   end(): void {

@@ -16,6 +16,8 @@ import {
   type InstallResult,
   type RegistryEntry,
 } from "@amber/core";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
 import { OwnedMap, type OwnedRecord, ownerLabel } from "./_owned.ts";
 
 /** What a wallet or allowance capability has in common. */
@@ -76,6 +78,7 @@ const utf8 = new TextEncoder();
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { AccountBook } from "./_account.ts";
  * const book = new AccountBook<{
  *   kind: "wallet";
@@ -91,7 +94,8 @@ const utf8 = new TextEncoder();
  * });
  * const settings = { provider: "deepseek", baseUrl: "https://api.deepseek.com", apiKey: "k" };
  * await book.refresh(settings);
- * console.log(book.lookup(settings)?.value); // 3
+ * assert.equal(book.lookup(settings)?.value, 3);
+ * assert.equal(book.peek({ ...settings, apiKey: "another key" }), undefined);
  * ```
  */
 export class AccountBook<C extends AccountCapability<unknown>, V> {
@@ -297,137 +301,21 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
   }
 }
 
-const ROUND: Uint32Array = new Uint32Array([
-  0x428a2f98,
-  0x71374491,
-  0xb5c0fbcf,
-  0xe9b5dba5,
-  0x3956c25b,
-  0x59f111f1,
-  0x923f82a4,
-  0xab1c5ed5,
-  0xd807aa98,
-  0x12835b01,
-  0x243185be,
-  0x550c7dc3,
-  0x72be5d74,
-  0x80deb1fe,
-  0x9bdc06a7,
-  0xc19bf174,
-  0xe49b69c1,
-  0xefbe4786,
-  0x0fc19dc6,
-  0x240ca1cc,
-  0x2de92c6f,
-  0x4a7484aa,
-  0x5cb0a9dc,
-  0x76f988da,
-  0x983e5152,
-  0xa831c66d,
-  0xb00327c8,
-  0xbf597fc7,
-  0xc6e00bf3,
-  0xd5a79147,
-  0x06ca6351,
-  0x14292967,
-  0x27b70a85,
-  0x2e1b2138,
-  0x4d2c6dfc,
-  0x53380d13,
-  0x650a7354,
-  0x766a0abb,
-  0x81c2c92e,
-  0x92722c85,
-  0xa2bfe8a1,
-  0xa81a664b,
-  0xc24b8b70,
-  0xc76c51a3,
-  0xd192e819,
-  0xd6990624,
-  0xf40e3585,
-  0x106aa070,
-  0x19a4c116,
-  0x1e376c08,
-  0x2748774c,
-  0x34b0bcb5,
-  0x391c0cb3,
-  0x4ed8aa4a,
-  0x5b9cca4f,
-  0x682e6ff3,
-  0x748f82ee,
-  0x78a5636f,
-  0x84c87814,
-  0x8cc70208,
-  0x90befffa,
-  0xa4506ceb,
-  0xbef9a3f7,
-  0xc67178f2,
-]);
-
 /**
- * SHA-256 of `bytes` as lowercase hex. Written out here because Web Crypto's digest is async
- * (a readout must be synchronous) and `node:crypto` costs tens of milliseconds to load.
+ * SHA-256 of `bytes` as lowercase hex, computed synchronously (`@noble/hashes`): a readout is a
+ * pure read on the render path, so it cannot wait for Web Crypto's promise, and `node:crypto`
+ * costs tens of milliseconds to load.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sha256Hex } from "./_account.ts";
- * console.log(sha256Hex(new TextEncoder().encode("abc")).slice(0, 16)); // "ba7816bf8f01cfea"
+ * assert.equal(
+ *   sha256Hex(new TextEncoder().encode("abc")),
+ *   "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+ * );
  * ```
  */
 export function sha256Hex(bytes: Uint8Array): string {
-  const padded = new Uint8Array(((bytes.length + 72) >> 6) << 6);
-  padded.set(bytes);
-  padded[bytes.length] = 0x80;
-  const view = new DataView(padded.buffer);
-  const bits = bytes.length * 8;
-  view.setUint32(padded.length - 8, Math.floor(bits / 0x100000000));
-  view.setUint32(padded.length - 4, bits >>> 0);
-  const hash = new Uint32Array([
-    0x6a09e667,
-    0xbb67ae85,
-    0x3c6ef372,
-    0xa54ff53a,
-    0x510e527f,
-    0x9b05688c,
-    0x1f83d9ab,
-    0x5be0cd19,
-  ]);
-  const w = new Uint32Array(64);
-  for (let offset = 0; offset < padded.length; offset += 64) {
-    for (let t = 0; t < 16; t++) w[t] = view.getUint32(offset + t * 4);
-    for (let t = 16; t < 64; t++) {
-      const a = w[t - 15];
-      const b = w[t - 2];
-      const s0 = ((a >>> 7) | (a << 25)) ^ ((a >>> 18) | (a << 14)) ^ (a >>> 3);
-      const s1 = ((b >>> 17) | (b << 15)) ^ ((b >>> 19) | (b << 13)) ^ (b >>> 10);
-      w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-    }
-    let a = hash[0], b = hash[1], c = hash[2], d = hash[3];
-    let e = hash[4], f = hash[5], g = hash[6], h = hash[7];
-    for (let t = 0; t < 64; t++) {
-      const s1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-      const t1 = (h + s1 + ((e & f) ^ (~e & g)) + ROUND[t] + w[t]) | 0;
-      const s0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
-      const t2 = (s0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
-      h = g;
-      g = f;
-      f = e;
-      e = (d + t1) | 0;
-      d = c;
-      c = b;
-      b = a;
-      a = (t1 + t2) | 0;
-    }
-    hash[0] += a;
-    hash[1] += b;
-    hash[2] += c;
-    hash[3] += d;
-    hash[4] += e;
-    hash[5] += f;
-    hash[6] += g;
-    hash[7] += h;
-  }
-  let hex = "";
-  for (const word of hash) hex += word.toString(16).padStart(8, "0");
-  return hex;
+  return bytesToHex(sha256(bytes));
 }

@@ -48,7 +48,7 @@ import {
   type StatusSnapshot,
   type StatusTone,
 } from "@amber/core";
-import { cellWidth, truncateToCells } from "./_cell_width.ts";
+import { cellWidth, truncateToCells } from "@amber/core/cells";
 import { OwnedMap, type OwnedRecord, ownerLabel } from "./_owned.ts";
 
 /**

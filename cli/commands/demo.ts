@@ -7,12 +7,11 @@
  */
 
 import { join } from "node:path";
-import { ProviderClient } from "@amber/providers/client";
-import { openaiDialect } from "@amber/providers/openai";
-import { describeEnd, runTurn } from "../agent.ts";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import { openHost } from "../host.ts";
+import { AgentSession, describeEnd } from "../session/mod.ts";
+import { runPrinter } from "./run_printer.ts";
 
 /** `amber demo`. */
 export const demoCommand: CliCommand = {
@@ -22,6 +21,7 @@ export const demoCommand: CliCommand = {
   run: demo,
 };
 
+const DEMO_KEY = "sk-amber-demo-0f3c9e7a51b2";
 const PROMPT = "The greeting in this project has a typo. Fix it and tell me what you changed.";
 
 async function demo(context: CommandContext): Promise<number> {
@@ -79,24 +79,22 @@ async function demo(context: CommandContext): Promise<number> {
       "are scripted; the tools, the plugin runtime and the transcript are the real thing.\n" +
       `workspace: ${workspace}\n`,
   );
-  const host = await openHost({ plugins: context.plugins(), configDir, workspace });
+  const session = await AgentSession.open({
+    openHost: (services) =>
+      openHost({ ...services, plugins: context.plugins(), configDir, workspace }),
+    overrides: { provider: "openai", model: "amber-demo", baseUrl: `${server.url}/v1` },
+    // The fake provider takes any key; this one cannot occur in the transcript it is kept from.
+    env: (name) => name === "OPENAI_API_KEY" ? DEMO_KEY : undefined,
+    approval: "auto",
+    maxSteps: 10,
+  });
+  const host = session.host;
   try {
+    session.subscribe(runPrinter(io, false));
     io.err(`you: ${PROMPT}\n`);
-    const outcome = await runTurn({
-      host,
-      model: new ProviderClient(openaiDialect(), { baseUrl: `${server.url}/v1` }),
-      modelName: "amber-demo",
-      provider: "openai",
-      prompt: PROMPT,
-      approval: "auto",
-      maxSteps: 10,
-      json: false,
-      secrets: [],
-      io,
-      signal: new AbortController().signal,
-    });
-    if (outcome.result.cause.kind !== "completed") {
-      io.err(`amber: the demo did not complete: ${describeEnd(outcome.result.cause)}`);
+    const result = await session.turn(PROMPT);
+    if (result.cause.kind !== "completed") {
+      io.err(`amber: the demo did not complete: ${describeEnd(result.cause)}`);
       return 1;
     }
     const fixed = await Deno.readTextFile(join(workspace, "src", "greet.ts"));
@@ -104,13 +102,14 @@ async function demo(context: CommandContext): Promise<number> {
       `\nsrc/greet.ts now reads:\n${
         fixed.trimEnd().split("\n").map((l) => `  ${l}`).join("\n")
       }\n` +
-        `transcript: ${join(configDir, "sessions", `${outcome.sessionId}.jsonl`)}\n` +
+        `transcript: ${join(configDir, "sessions", `${session.id}.jsonl`)}\n` +
         `(the workspace and the transcript stay in ${root} for you to look at)\n` +
-        `(${server.chats.length} model calls, ${outcome.result.steps} steps; ` +
+        `(${server.chats.length} model calls, ${result.steps} steps; ` +
         `this was a demo — for a real model: amber run "<prompt>" --provider <preset>)`,
     );
     return 0;
   } finally {
+    session.close();
     await host.close();
   }
 }

@@ -6,12 +6,12 @@
  * @module
  */
 
-import type { ApprovalAnswer, ApprovalPolicy, ApprovalRequest } from "@amber/core";
-import { ProviderClient } from "@amber/providers/client";
-import { deferredSubagents, describeEnd, runTurn } from "../agent.ts";
+import type { ApprovalPolicy } from "@amber/core";
+import type { ApprovalAnswer, ApprovalRequest } from "@amber/core/kernel";
 import { intOption, UsageError } from "../args.ts";
 import type { CliCommand, CommandContext, Io } from "../command.ts";
-import { accountSettings, requireKey, resolveProvider } from "../provider_settings.ts";
+import { AgentSession, describeEnd, exitCodeOf } from "../session/mod.ts";
+import { runPrinter } from "./run_printer.ts";
 
 const APPROVALS: readonly ApprovalPolicy[] = ["ask", "auto", "deny"];
 
@@ -40,19 +40,15 @@ async function run(context: CommandContext): Promise<number> {
   const json = parsed.switches.has("json");
 
   const controller = new AbortController();
-  const subagents = deferredSubagents();
-  const host = await context.host({ subagents: subagents.service, signal: controller.signal });
-  const resolved = resolveProvider(host, context.overrides);
-  const key = requireKey(resolved);
-  const dialect = resolved.flavor.dialect();
-  const model = new ProviderClient(dialect, resolved.settings, {
-    onRetry: (info) =>
-      io.err(
-        `amber: ${info.message}; retrying in ${(info.delayMs / 1000).toFixed(1)} s ` +
-          `(attempt ${info.attempt + 1})`,
-      ),
+  const session = await AgentSession.open({
+    openHost: (services) => context.host({ ...services, signal: controller.signal }),
+    overrides: context.overrides,
+    // `amber run` asks by default whatever config.yaml says: a headless run is explicit.
+    approval: approve,
+    maxSteps,
   });
-  const account = accountSettings(resolved);
+  const { host } = session;
+  session.ready();
   const terminal = Deno.stdin.isTerminal() && Deno.stderr.isTerminal() && !json;
 
   let interrupts = 0;
@@ -63,47 +59,35 @@ async function run(context: CommandContext): Promise<number> {
   };
   Deno.addSignalListener("SIGINT", onInterrupt);
   try {
-    const outcome = await runTurn({
-      host,
-      model,
-      modelName: resolved.model,
-      reasoningEffort: resolved.reasoningEffort,
-      provider: resolved.preset.name,
-      prompt,
-      approval: approve,
-      maxSteps,
-      resume: parsed.options.get("resume"),
-      json,
-      secrets: key === undefined ? [] : [key],
-      io,
+    session.subscribe(runPrinter(io, json));
+    const resume = parsed.options.get("resume");
+    if (resume !== undefined) await session.resume(resume);
+    const result = await session.turn(prompt, {
       signal: controller.signal,
       ask: terminal ? (request) => askInTerminal(io, request) : undefined,
-      onResponse: (_status, headers) => {
-        const snapshot = dialect.allowanceFromHeaders?.(headers);
-        if (snapshot !== undefined) host.registries.allowance.record(account, snapshot);
-      },
-    }, subagents.bind);
-    const cause = outcome.result.cause;
+    });
+    const cause = result.cause;
     if (cause.kind !== "completed" && !json) io.err(`amber: ${describeEnd(cause)}`);
+    const account = session.account()!;
     if (Deno.stderr.isTerminal() && !json) {
       await Promise.race([
         host.registries.wallet.refresh(account),
         new Promise((resolve) => setTimeout(resolve, 2000)),
       ]);
-      const usage = outcome.result.usage;
       const bar = host.registries.status.compose(context.width, {
-        ...host.snapshot(context.overrides),
-        promptTokens: usage.promptTokens,
-        completionTokens: usage.completionTokens,
+        ...session.snapshot(),
+        promptTokens: result.usage.promptTokens,
+        completionTokens: result.usage.completionTokens,
       });
       if (bar.text !== "") io.err(bar.text);
     }
     if (!json) {
-      io.err(`amber: session ${outcome.sessionId} (continue with --resume ${outcome.sessionId})`);
+      io.err(`amber: session ${session.id} (continue with --resume ${session.id})`);
     }
-    return outcome.exitCode;
+    return exitCodeOf(cause);
   } finally {
     Deno.removeSignalListener("SIGINT", onInterrupt);
+    session.close();
   }
 }
 

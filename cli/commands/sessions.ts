@@ -4,7 +4,8 @@
  * @module
  */
 
-import { configDir, listSessions } from "@amber/core";
+import { configDir } from "@amber/core";
+import { listSessions } from "@amber/core/kernel";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import { table } from "../text_table.ts";

@@ -8,26 +8,19 @@
  * @module
  */
 
-import type {
-  ApprovalPolicy,
-  Diagnostic,
-  PluginRuntime,
-  PluginServices,
-  Registries,
-} from "@amber/core";
+import type { ApprovalPolicy, Diagnostic } from "@amber/core";
 import { join } from "node:path";
-import { deferredSubagents } from "../agent.ts";
 import { intOption, UsageError } from "../args.ts";
 import type { CommandContext, HostExtras } from "../command.ts";
 import type { Host } from "../host.ts";
-import type { ProviderOverrides } from "../provider_settings.ts";
+import type { EnvReader, ProviderOverrides } from "../provider_settings.ts";
+import { AgentSession } from "../session/mod.ts";
 import { VERSION } from "../version.ts";
 import { TuiApp } from "../tui/app.ts";
 import { Approvals } from "../tui/approvals.ts";
-import { tuiCommandRoots } from "../tui/core_commands.ts";
+import { tuiCommands } from "../tui/core_commands.ts";
 import { Dialogs } from "../tui/dialogs.ts";
 import { History } from "../tui/line_editor.ts";
-import { AgentSession } from "../tui/session.ts";
 import { TUI_SEGMENTS } from "../tui/status_line.ts";
 import { DenoTerminal, guardTerminal, type Terminal } from "../tui/terminal.ts";
 
@@ -48,7 +41,7 @@ export interface TuiOptions {
   /** Draw colours; false with NO_COLOR. */
   readonly color?: boolean;
   /** Reads the key's environment variable; `Deno.env.get` by default. */
-  readonly env?: (name: string) => string | undefined;
+  readonly env?: EnvReader;
   /** Frame and tick periods, for tests. */
   readonly frameMs?: number;
   /** How often `tick()` runs, ms. */
@@ -68,8 +61,8 @@ export interface Tui {
 }
 
 /**
- * Opens the host with the TUI's UI services, core commands and status segments, and builds the
- * app over `terminal`, ready to `run()`.
+ * Opens the agent session (and with it the host, given the TUI's UI services, core commands and
+ * status segments), and builds the app over `terminal`, ready to `run()`.
  *
  * @example
  * ```ts ignore
@@ -81,42 +74,36 @@ export interface Tui {
 export async function buildTui(options: TuiOptions): Promise<Tui> {
   const stop = new AbortController();
   const dialogs = new Dialogs();
-  const subagents = deferredSubagents();
   // Diagnostics would scribble over the screen on stderr: they become notices instead (those
   // from before the app runs are shown when it starts).
   const early: Diagnostic[] = [];
-  // The app is made last, but the host's commands and the session's asks need it: a holder.
+  // The app is made last, but the host's commands need it: they find it here when they run.
   const ref: { app?: TuiApp } = {};
   const onDiagnostic = (d: Diagnostic) => {
     if (ref.app === undefined) early.push(d);
     else dialogs.notify(`plugin '${d.pluginId}' (${d.where}): ${d.message}`, "warn");
   };
-  const host = await options.openHost({
-    subagents: subagents.service,
-    signal: stop.signal,
-    ui: dialogs,
-    commands: tuiCommandRoots(() => ref.app),
-    onDiagnostic,
-  });
-  installSegments(host.runtime.registries, host.runtime);
-  const history = await History.load(join(host.configDir, "history.jsonl"));
-  const approvals = new Approvals(dialogs);
-  const session = new AgentSession({
-    host,
+  const session = await AgentSession.open({
+    openHost: (services) =>
+      options.openHost({
+        ...services,
+        signal: stop.signal,
+        ui: dialogs,
+        frontEnd: { commands: tuiCommands(() => ref.app?.commands), segments: TUI_SEGMENTS },
+        onDiagnostic,
+      }),
     overrides: options.overrides,
-    approval: options.approve ?? host.config.approval ?? "ask",
-    maxSteps: options.maxSteps ?? 50,
-    ask: (request, signal) => ref.app!.ask(request, signal),
-    onRetry: (message) => dialogs.notify(message, "warn"),
-    bindSubagents: subagents.bind,
+    approval: options.approve,
+    maxSteps: options.maxSteps,
     env: options.env,
   });
+  const host = session.host;
+  const history = await History.load(join(host.configDir, "history.jsonl"));
   const app = new TuiApp({
     terminal: options.terminal,
-    host,
     session,
     dialogs,
-    approvals,
+    approvals: new Approvals(dialogs),
     history,
     color: options.color ?? true,
     frameMs: options.frameMs,
@@ -168,7 +155,7 @@ export async function runTui(context: CommandContext): Promise<number> {
   if (resume !== undefined) {
     // An unknown session is said before the screen changes, as `amber run --resume` does.
     try {
-      app.transcript.notice(await app.resume(resume), "dim");
+      app.transcript.notice(await app.commands.resume(resume), "dim");
     } catch (error) {
       tui.close();
       throw error;
@@ -187,19 +174,4 @@ export async function runTui(context: CommandContext): Promise<number> {
     io.err(`amber: session ${session.id} (continue with: amber --resume ${session.id})`);
   }
   return code;
-}
-
-function installSegments(registries: Registries, runtime: PluginRuntime): void {
-  const services: PluginServices = {
-    owner: "core",
-    tools: registries.tool,
-    events: runtime.events,
-    config: () => runtime.config(),
-    host: {},
-    workspace: { root: Deno.cwd() },
-  };
-  for (const segment of TUI_SEGMENTS) {
-    // A plugin may already own one of these names: then its segment stays and ours is left out.
-    registries.status.install("core", segment, services);
-  }
 }

@@ -1,14 +1,13 @@
 /**
  * The command roots the interactive session adds to the core's `/set` and `/get`: `/help`,
- * `/plugins`, `/panel`, `/model`, `/provider`, `/sessions`, `/resume`, `/clear` and `/quit`.
- * The registry's core roots are fixed when the host is opened, before the app that carries the
- * commands out exists, so each handler reaches the app through a getter at the moment it runs.
+ * `/plugins`, `/panel`, `/model`, `/provider`, `/sessions`, `/resume`, `/clear` and `/quit`,
+ * installed for owner `core` as the host opens. That is before the app that carries them out
+ * exists, so each handler reaches its target through a getter at the moment it runs.
  *
  * @module
  */
 
-import type { CommandRoot } from "@amber/core";
-import type { CoreCommandRoots } from "@amber/registries/commands";
+import type { CommandCapability, CommandHandler, CommandRoot } from "@amber/core";
 
 /** What the core commands act on: the running TUI. */
 export interface CommandTarget {
@@ -37,9 +36,10 @@ export interface CommandTarget {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { helpText } from "./core_commands.ts";
  * const tree = [{ name: "quit", path: "", help: "Leave amber", man: "", owner: "core", children: [] }];
- * console.log(helpText(tree, "")); // "/quit  Leave amber\n\nKeys: ..."
+ * assert.match(helpText(tree, ""), /^\/quit  Leave amber\n\nKeys: /);
  * ```
  */
 export function helpText(tree: readonly CommandRoot[], arg: string): string {
@@ -70,58 +70,77 @@ export function helpText(tree: readonly CommandRoot[], arg: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { EventBus } from "@amber/core";
  * import { createCommandRegistry } from "@amber/registries/commands";
- * import { tuiCommandRoots } from "./core_commands.ts";
- * const commands = createCommandRegistry({ coreRoots: tuiCommandRoots(() => undefined) });
- * console.log(commands.tree().map((root) => root.name).join(" "));
- * // "help plugins panel model provider sessions resume clear quit"
- * console.log(await commands.dispatch("quit", [], "")); // { ok: false, error: "'/quit' failed: the interactive session is not running" }
+ * import { tuiCommands } from "./core_commands.ts";
+ * const commands = createCommandRegistry();
+ * const services = {
+ *   owner: "core",
+ *   tools: { get: () => undefined, list: () => [] },
+ *   events: new EventBus(),
+ *   config: () => ({ plugins: {} }),
+ *   host: {},
+ *   workspace: { root: "/" },
+ * };
+ * for (const root of tuiCommands(() => undefined)) commands.install("core", root, services);
+ * assert.equal(
+ *   commands.tree().map((root) => root.name).join(" "),
+ *   "help plugins panel model provider sessions resume clear quit",
+ * );
+ * assert.deepEqual(await commands.dispatch("quit", [], ""), {
+ *   ok: false,
+ *   error: "'/quit' failed: the interactive session is not running",
+ * });
  * ```
  */
-export function tuiCommandRoots(target: () => CommandTarget | undefined): CoreCommandRoots {
+export function tuiCommands(target: () => CommandTarget | undefined): CommandCapability[] {
   const app = (): CommandTarget => {
     const found = target();
     if (found === undefined) throw new Error("the interactive session is not running");
     return found;
   };
-  return {
-    help: {
-      help: "Show the commands, or one command's help: /help [command]",
-      handlers: { "": (arg) => helpText(app().tree(), arg) },
-    },
-    plugins: {
-      help: "The plugin console: every plugin by category (Esc closes)",
-      handlers: { "": () => app().openPanel("plugins") },
-    },
-    panel: {
-      help: "Open a panel full screen: /panel <id> (without an id, list them)",
-      handlers: {
-        "": (arg) => arg.trim() === "" ? app().panels() : app().openPanel(arg.trim()),
-      },
-    },
-    model: {
-      help: "Show the model, or switch to another: /model [name]",
-      handlers: { "": (arg) => app().model(arg.trim()) },
-    },
-    provider: {
-      help: "Show the provider, or switch to another preset: /provider [name]",
-      handlers: { "": (arg) => app().provider(arg.trim()) },
-    },
-    sessions: {
-      help: "List the saved sessions, newest first",
-      handlers: { "": () => app().sessions() },
-    },
-    resume: {
-      help: "Continue a saved session: /resume <id>",
-      handlers: { "": (arg) => app().resume(arg.trim()) },
-    },
-    clear: {
-      help: "Clear the screen and start a new session",
-      handlers: { "": () => app().clear() },
-    },
-    quit: {
-      help: "Leave amber (Ctrl-C twice, or Ctrl-D on an empty line, too)",
-      handlers: { "": () => app().quit() },
-    },
-  };
+  const root = (name: string, help: string, handler: CommandHandler): CommandCapability => ({
+    kind: "command",
+    name,
+    root: name,
+    help,
+    subtree: {},
+    handlers: { "": handler },
+  });
+  return [
+    root(
+      "help",
+      "Show the commands, or one command's help: /help [command]",
+      (arg) => helpText(app().tree(), arg),
+    ),
+    root(
+      "plugins",
+      "The plugin console: every plugin by category (Esc closes)",
+      () => app().openPanel("plugins"),
+    ),
+    root(
+      "panel",
+      "Open a panel full screen: /panel <id> (without an id, list them)",
+      (arg) => arg.trim() === "" ? app().panels() : app().openPanel(arg.trim()),
+    ),
+    root(
+      "model",
+      "Show the model, or switch to another: /model [name]",
+      (arg) => app().model(arg.trim()),
+    ),
+    root(
+      "provider",
+      "Show the provider, or switch to another preset: /provider [name]",
+      (arg) => app().provider(arg.trim()),
+    ),
+    root("sessions", "List the saved sessions, newest first", () => app().sessions()),
+    root("resume", "Continue a saved session: /resume <id>", (arg) => app().resume(arg.trim())),
+    root("clear", "Clear the screen and start a new session", () => app().clear()),
+    root(
+      "quit",
+      "Leave amber (Ctrl-C twice, or Ctrl-D on an empty line, too)",
+      () => app().quit(),
+    ),
+  ];
 }

@@ -10,7 +10,7 @@
  */
 
 import type { NotifyTone, UiAskOptions, UiService, UiTextOptions } from "@amber/core";
-import { truncateToCells } from "@amber/registries/cells";
+import { truncateToCells } from "@amber/core/cells";
 import type { Key } from "./input.ts";
 import { layoutInput, LineEditor } from "./line_editor.ts";
 import type { StyledLine } from "./lines.ts";

@@ -9,7 +9,7 @@
  */
 
 import type { CommandRoot, CommandTreeNode } from "@amber/core";
-import { truncateToCells } from "@amber/registries/cells";
+import { truncateToCells } from "@amber/core/cells";
 import type { StyledLine } from "./lines.ts";
 import { Styles } from "./style.ts";
 

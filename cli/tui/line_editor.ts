@@ -7,7 +7,7 @@
  * @module
  */
 
-import { forEachCluster } from "@amber/registries/cells";
+import { forEachCluster } from "@amber/core/cells";
 import { dirname } from "node:path";
 import type { Key } from "./input.ts";
 import { lineWidth, type Span, type StyledLine } from "./lines.ts";

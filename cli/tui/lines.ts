@@ -7,7 +7,7 @@
  * @module
  */
 
-import { cellWidth, forEachCluster } from "@amber/registries/cells";
+import { cellWidth, forEachCluster } from "@amber/core/cells";
 import type { Style } from "./style.ts";
 
 /** A piece of text in one style. */

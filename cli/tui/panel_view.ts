@@ -9,7 +9,7 @@
  */
 
 import type { PanelRegistry } from "@amber/core";
-import { truncateToCells } from "@amber/registries/cells";
+import { truncateToCells } from "@amber/core/cells";
 import { type Key, keyName } from "./input.ts";
 import type { Screen } from "./screen.ts";
 import { Styles } from "./style.ts";

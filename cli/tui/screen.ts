@@ -11,7 +11,7 @@
  * @module
  */
 
-import { forEachCluster } from "@amber/registries/cells";
+import { forEachCluster } from "@amber/core/cells";
 import type { Span, StyledLine } from "./lines.ts";
 import { isPrintableAscii, sanitize } from "./lines.ts";
 import { sgr, type Style } from "./style.ts";

@@ -76,60 +76,6 @@ export function composeStatus(
   return statusLine(registry.compose(width, snapshot));
 }
 
-/**
- * Measures the last response as the bar shows it: latency to the first delta, token counts, and
- * completion tokens per second of streaming. Fed from the run events.
- *
- * @example
- * ```ts
- * import { TurnMeter } from "./status_line.ts";
- * const meter = new TurnMeter();
- * meter.stepStart(1000);
- * meter.delta(1250);
- * meter.stepEnd({ promptTokens: 100, completionTokens: 50 }, 2250);
- * console.log(meter.latencyMs, meter.tps, meter.promptTokens); // 250 50 100
- * ```
- */
-export class TurnMeter {
-  /** Latency of the last response to its first delta, ms. */
-  latencyMs = 0;
-  /** Prompt tokens of the last response. */
-  promptTokens = 0;
-  /** Completion tokens of the last response. */
-  completionTokens = 0;
-  /** Completion tokens per second of the last response. */
-  tps = 0;
-  #started: number | undefined;
-  #first: number | undefined;
-
-  /** A model call starts at `now` (ms). */
-  stepStart(now: number): void {
-    this.#started = now;
-    this.#first = undefined;
-  }
-
-  /** A delta arrived at `now`. */
-  delta(now: number): void {
-    if (this.#first !== undefined || this.#started === undefined) return;
-    this.#first = now;
-    this.latencyMs = now - this.#started;
-  }
-
-  /** The model call ended at `now` with `usage`. */
-  stepEnd(
-    usage: { readonly promptTokens: number; readonly completionTokens: number } | undefined,
-    now: number,
-  ): void {
-    if (usage !== undefined && this.#started !== undefined) {
-      this.promptTokens = usage.promptTokens;
-      this.completionTokens = usage.completionTokens;
-      const seconds = (now - (this.#first ?? this.#started)) / 1000;
-      this.tps = seconds > 0.05 ? usage.completionTokens / seconds : 0;
-    }
-    this.#started = undefined;
-  }
-}
-
 function ms(value: number): string {
   return value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(1)} s`;
 }

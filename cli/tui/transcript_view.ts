@@ -12,7 +12,7 @@
  */
 
 import type { Message, ToolCall, ToolResult } from "@amber/core";
-import { truncateToCells } from "@amber/registries/cells";
+import { truncateToCells } from "@amber/core/cells";
 import { sanitize, type Span, type StyledLine, wrapSpans } from "./lines.ts";
 import { MarkdownStream } from "./markdown.ts";
 import { type Style, Styles } from "./style.ts";

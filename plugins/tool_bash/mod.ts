@@ -1,13 +1,12 @@
 /**
  * The `bash` tool: a shell command in the workspace, in a process group of its own that a
- * timeout or the run's cancellation stops whole. Also exports the process-group helpers the
- * CLI's background jobs share.
+ * timeout or the run's cancellation stops whole.
  *
  * @module
  */
 
-import type { Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
-import { exact, PluginCategory } from "@amber/core";
+import type { FromJsonSchema, Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
+import { defineTool } from "@amber/core";
 import { describeError, resolvePath, toolError } from "../_workspace.ts";
 import {
   childEnvironment,
@@ -15,19 +14,8 @@ import {
   type ProcessGroup,
   redactSecrets,
   startProcessGroup,
-} from "./process_group.ts";
-
-export {
-  type ChildEnvironment,
-  childEnvironment,
-  type GroupExit,
-  type ProcessGroup,
-  type ProcessGroupOptions,
-  redactSecrets,
-  signalGroup,
-  startProcessGroup,
-  STOP_GRACE_MS,
-} from "./process_group.ts";
+} from "../process_group.ts";
+import { toolPlugin } from "../tool_plugin.ts";
 
 /** The timeout of a command whose call does not set one (ms). */
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -36,10 +24,23 @@ export const MAX_TIMEOUT_MS = 600_000;
 /** Output beyond this many characters is cut, keeping the end. */
 export const MAX_OUTPUT_CHARS = 30_000;
 
-interface BashArgs {
-  readonly command: string;
-  readonly timeout_ms?: number;
-}
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    command: { type: "string", minLength: 1, description: "The command line to run." },
+    timeout_ms: {
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_TIMEOUT_MS,
+      description: `Stop the command after this many milliseconds. Default ${DEFAULT_TIMEOUT_MS}` +
+        `, at most ${MAX_TIMEOUT_MS}.`,
+    },
+  },
+  required: ["command"],
+  additionalProperties: false,
+} as const;
+
+type BashArgs = FromJsonSchema<typeof PARAMETERS>;
 
 /**
  * Creates the `tool_bash` plugin, which contributes the `bash` tool.
@@ -55,28 +56,26 @@ interface BashArgs {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createToolBashPlugin } from "@amber/plugins/tool_bash";
  * const plugin = createToolBashPlugin();
- * console.log(plugin.id, plugin.capabilities().map((c) => c.name)); // tool_bash [ "bash" ]
+ * assert.equal(plugin.id, "tool_bash");
+ * assert.deepEqual(plugin.capabilities().map((c) => c.name), ["bash"]);
  * ```
  */
 export function createToolBashPlugin(): Plugin {
-  return {
+  return toolPlugin({
     id: "tool_bash",
-    version: "0.1.0",
     name: "Bash",
     description: "The bash tool: shell commands in the workspace, stopped whole on cancel.",
-    category: PluginCategory.Tools,
-    bound: { tools: exact("bash") },
-    initialize: () => true,
-    shutdown() {},
-    capabilities: () => [{ kind: "tool", name: "bash", tools: (services) => [bashTool(services)] }],
-  };
+    tools: ["bash"],
+    build: (services) => [bashTool(services)],
+  });
 }
 
-function bashTool(services: PluginServices): Tool {
+function bashTool(services: PluginServices): Tool<BashArgs> {
   const root = services.workspace.root;
-  return {
+  return defineTool({
     name: "bash",
     description: "Run a shell command with `bash -c` in the workspace root and return its " +
       "combined stdout and stderr and its exit code. Use it for builds, tests, git, and " +
@@ -85,32 +84,17 @@ function bashTool(services: PluginServices): Tool {
       `${MAX_OUTPUT_CHARS} characters is cut to its end. The command is stopped at the timeout ` +
       `(default ${DEFAULT_TIMEOUT_MS} ms), and anything it leaves running in the background is ` +
       "stopped when it ends: use process_start for servers and watchers.",
-    parameters: {
-      type: "object",
-      properties: {
-        command: { type: "string", minLength: 1, description: "The command line to run." },
-        timeout_ms: {
-          type: "integer",
-          minimum: 1,
-          maximum: MAX_TIMEOUT_MS,
-          description:
-            `Stop the command after this many milliseconds. Default ${DEFAULT_TIMEOUT_MS}` +
-            `, at most ${MAX_TIMEOUT_MS}.`,
-        },
-      },
-      required: ["command"],
-      additionalProperties: false,
-    },
+    parameters: PARAMETERS,
     verb: "running",
     requiresApproval: () => true,
     summarize(args) {
-      const command = String((args as Partial<BashArgs>).command ?? "");
+      const command = String(args.command ?? "");
       const line = command.split("\n")[0];
       const short = line.length > 80 ? `${line.slice(0, 77)}...` : line;
       return `$ ${short}${command.includes("\n") ? " ..." : ""}`;
     },
-    execute: (args, context) => runBash(root, args as BashArgs, context.signal),
-  };
+    execute: (args, context) => runBash(root, args, context.signal),
+  });
 }
 
 /** Output kept while it streams in: the tail, plus how much there was in all. */

@@ -4,8 +4,8 @@
  * @module
  */
 
-import type { Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
-import { exact, PluginCategory } from "@amber/core";
+import type { FromJsonSchema, Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
+import { defineTool } from "@amber/core";
 import {
   describeError,
   displayPath,
@@ -15,13 +15,30 @@ import {
   toolError,
   writeAtomic,
 } from "../_workspace.ts";
+import { toolPlugin } from "../tool_plugin.ts";
 
-interface EditArgs {
-  readonly path: string;
-  readonly old_string: string;
-  readonly new_string: string;
-  readonly replace_all?: boolean;
-}
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    path: { type: "string", description: "The file to edit, relative to the workspace root." },
+    old_string: {
+      type: "string",
+      description: "The exact text to replace; it must not be empty.",
+    },
+    new_string: {
+      type: "string",
+      description: "The text to put in its place; it must differ from old_string.",
+    },
+    replace_all: {
+      type: "boolean",
+      description: "Replace every occurrence instead of requiring exactly one. Default false.",
+    },
+  },
+  required: ["path", "old_string", "new_string"],
+  additionalProperties: false,
+} as const;
+
+type EditArgs = FromJsonSchema<typeof PARAMETERS>;
 
 // Lines of context shown around a change, and how many changes get a snippet.
 const CONTEXT_LINES = 3;
@@ -42,62 +59,39 @@ const LISTED_LINES = 20;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createToolEditPlugin } from "@amber/plugins/tool_edit";
  * const plugin = createToolEditPlugin();
- * console.log(plugin.id, plugin.capabilities().map((c) => c.name)); // tool_edit [ "edit" ]
+ * assert.equal(plugin.id, "tool_edit");
+ * assert.deepEqual(plugin.capabilities().map((c) => c.name), ["edit"]);
  * ```
  */
 export function createToolEditPlugin(): Plugin {
-  return {
+  return toolPlugin({
     id: "tool_edit",
-    version: "0.1.0",
     name: "Edit",
     description: "The edit tool: exact string replacement in a file.",
-    category: PluginCategory.Tools,
-    bound: { tools: exact("edit") },
-    initialize: () => true,
-    shutdown() {},
-    capabilities: () => [{ kind: "tool", name: "edit", tools: (services) => [editTool(services)] }],
-  };
+    tools: ["edit"],
+    build: (services) => [editTool(services)],
+  });
 }
 
-function editTool(services: PluginServices): Tool {
+function editTool(services: PluginServices): Tool<EditArgs> {
   const root = services.workspace.root;
-  return {
+  return defineTool({
     name: "edit",
     description: "Replace an exact string in a file. `old_string` must match the file " +
       "character for character, indentation and line breaks included, and must occur exactly " +
       "once unless `replace_all` is true; include enough surrounding lines to make it unique. " +
       "Copy the text from read's output without the line-number prefix. Returns the changed " +
       "region with line numbers. To create a file, use write.",
-    parameters: {
-      type: "object",
-      properties: {
-        path: { type: "string", description: "The file to edit, relative to the workspace root." },
-        old_string: {
-          type: "string",
-          description: "The exact text to replace; it must not be empty.",
-        },
-        new_string: {
-          type: "string",
-          description: "The text to put in its place; it must differ from old_string.",
-        },
-        replace_all: {
-          type: "boolean",
-          description: "Replace every occurrence instead of requiring exactly one. Default false.",
-        },
-      },
-      required: ["path", "old_string", "new_string"],
-      additionalProperties: false,
-    },
+    parameters: PARAMETERS,
     verb: "editing",
     requiresApproval: (args) => outsideWorkspace(root, args),
-    summarize: (args) => {
-      const { path, replace_all } = args as Partial<EditArgs>;
-      return `edit ${String(path)}${replace_all ? " (all occurrences)" : ""}`;
-    },
-    execute: (args) => edit(root, args as EditArgs),
-  };
+    summarize: ({ path, replace_all }) =>
+      `edit ${String(path)}${replace_all ? " (all occurrences)" : ""}`,
+    execute: (args) => edit(root, args),
+  });
 }
 
 async function edit(root: string, args: EditArgs): Promise<ToolResult> {

@@ -4,13 +4,37 @@
  * @module
  */
 
-import type { Plugin, TodoItem, TodoService, Tool, ToolResult } from "@amber/core";
-import { exact, PluginCategory } from "@amber/core";
+import type { FromJsonSchema, Plugin, TodoItem, TodoService, Tool, ToolResult } from "@amber/core";
+import { defineTool } from "@amber/core";
 import { describeError, toolError } from "../_workspace.ts";
+import { toolPlugin } from "../tool_plugin.ts";
 
-interface TodoArgs {
-  readonly todos: readonly TodoItem[];
-}
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    todos: {
+      type: "array",
+      description: "The complete, updated list, in order.",
+      items: {
+        type: "object",
+        properties: {
+          content: { type: "string", minLength: 1, description: "What to do, briefly." },
+          status: {
+            type: "string",
+            enum: ["pending", "in_progress", "completed"],
+            description: "Where it stands.",
+          },
+        },
+        required: ["content", "status"],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ["todos"],
+  additionalProperties: false,
+} as const;
+
+type TodoArgs = FromJsonSchema<typeof PARAMETERS>;
 
 const MARK: { readonly [S in TodoItem["status"]]: string } = {
   completed: "[x]",
@@ -24,12 +48,13 @@ const MARK: { readonly [S in TodoItem["status"]]: string } = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderTodos } from "@amber/plugins/tool_plan";
- * console.log(renderTodos([
+ * const text = renderTodos([
  *   { content: "Read the code", status: "completed" },
  *   { content: "Write the fix", status: "in_progress" },
- * ]));
- * // "Todos (1 of 2 done):\n[x] Read the code\n[~] Write the fix"
+ * ]);
+ * assert.equal(text, "Todos (1 of 2 done):\n[x] Read the code\n[~] Write the fix");
  * ```
  */
 export function renderTodos(items: readonly TodoItem[]): string {
@@ -49,73 +74,43 @@ export function renderTodos(items: readonly TodoItem[]): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createToolPlanPlugin } from "@amber/plugins/tool_plan";
  * const plugin = createToolPlanPlugin();
- * console.log(plugin.id, plugin.capabilities().map((c) => c.name)); // tool_plan [ "todowrite" ]
+ * assert.equal(plugin.id, "tool_plan");
+ * assert.deepEqual(plugin.capabilities().map((c) => c.name), ["todowrite"]);
  * ```
  */
 export function createToolPlanPlugin(): Plugin {
-  return {
+  return toolPlugin({
     id: "tool_plan",
-    version: "0.1.0",
     name: "Plan",
     description: "The todowrite tool: the agent's plan as the host's todo list.",
-    category: PluginCategory.Tools,
-    bound: { tools: exact("todowrite") },
-    initialize: () => true,
-    shutdown() {},
-    capabilities: () => [{
-      kind: "tool",
-      name: "todowrite",
-      tools: (services) => {
-        const todos = services.host.todos;
-        return todos === undefined ? [] : [todoTool(todos)];
-      },
-    }],
-  };
+    tools: ["todowrite"],
+    build: (services) => {
+      const todos = services.host.todos;
+      return todos === undefined ? [] : [todoTool(todos)];
+    },
+  });
 }
 
-function todoTool(todos: TodoService): Tool {
-  return {
+function todoTool(todos: TodoService): Tool<TodoArgs> {
+  return defineTool({
     name: "todowrite",
     description: "Replace your todo list with the given items. Use it to plan work of three or " +
       "more steps and to show progress: keep exactly one item in_progress while you work on it, " +
       "mark it completed as soon as it is done, and send the whole list every time (items left " +
       "out are dropped).",
-    parameters: {
-      type: "object",
-      properties: {
-        todos: {
-          type: "array",
-          description: "The complete, updated list, in order.",
-          items: {
-            type: "object",
-            properties: {
-              content: { type: "string", minLength: 1, description: "What to do, briefly." },
-              status: {
-                type: "string",
-                enum: ["pending", "in_progress", "completed"],
-                description: "Where it stands.",
-              },
-            },
-            required: ["content", "status"],
-            additionalProperties: false,
-          },
-        },
-      },
-      required: ["todos"],
-      additionalProperties: false,
-    },
+    parameters: PARAMETERS,
     verb: "planning",
     readOnly: true,
-    summarize(args) {
-      const items = (args as Partial<TodoArgs>).todos;
+    summarize({ todos: items }) {
       if (!Array.isArray(items)) return "update todos";
       const done = items.filter((item) => item?.status === "completed").length;
       return `update todos (${done}/${items.length} done)`;
     },
     execute(args): ToolResult {
-      const items = (args as TodoArgs).todos.map((item) => ({
+      const items: TodoItem[] = args.todos.map((item) => ({
         content: item.content,
         status: item.status,
       }));
@@ -126,5 +121,5 @@ function todoTool(todos: TodoService): Tool {
       }
       return { ok: true, output: renderTodos(items), data: items };
     },
-  };
+  });
 }

@@ -6,18 +6,12 @@
  */
 
 import type { JobInfo, JobService, Plugin, Tool, ToolResult } from "@amber/core";
-import { exact, PluginCategory } from "@amber/core";
+import { defineTool } from "@amber/core";
 import { describeError, keepTail, toolError } from "../_workspace.ts";
+import { toolPlugin } from "../tool_plugin.ts";
 
 /** What one `process_read` shows at most, keeping the newest output (characters). */
 export const MAX_READ_CHARS = 30_000;
-
-interface StartArgs {
-  readonly command: string;
-}
-interface IdArgs {
-  readonly id: string;
-}
 
 const ID_PARAMETERS = {
   type: "object",
@@ -40,35 +34,30 @@ const ID_PARAMETERS = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createToolProcessPlugin } from "@amber/plugins/tool_process";
  * const plugin = createToolProcessPlugin();
- * console.log(plugin.id, plugin.capabilities().map((c) => c.name)); // tool_process [ "process" ]
+ * assert.equal(plugin.id, "tool_process");
+ * assert.deepEqual(plugin.capabilities().map((c) => c.name), ["process"]);
  * ```
  */
 export function createToolProcessPlugin(): Plugin {
-  return {
+  return toolPlugin({
     id: "tool_process",
-    version: "0.1.0",
     name: "Processes",
     description: "Background processes: process_start, process_read, process_stop.",
-    category: PluginCategory.Tools,
-    bound: { tools: exact("process_start", "process_read", "process_stop") },
-    initialize: () => true,
-    shutdown() {},
-    capabilities: () => [{
-      kind: "tool",
-      name: "process",
-      tools: (services) => {
-        const jobs = services.host.jobs;
-        // No job service, no tools: the capability declines and the plugin stays active.
-        return jobs === undefined ? [] : processTools(jobs);
-      },
-    }],
-  };
+    tools: ["process_start", "process_read", "process_stop"],
+    capability: "process",
+    build: (services) => {
+      const jobs = services.host.jobs;
+      // No job service, no tools: the capability declines and the plugin stays active.
+      return jobs === undefined ? [] : processTools(jobs);
+    },
+  });
 }
 
 function processTools(jobs: JobService): Tool[] {
-  const start: Tool = {
+  const start = defineTool({
     name: "process_start",
     description: "Start a long-running command in the background (a dev server, a watcher, a " +
       "slow build) with `bash -c` in the workspace root, and return its job id at once. Read " +
@@ -88,9 +77,8 @@ function processTools(jobs: JobService): Tool[] {
     },
     verb: "starting",
     requiresApproval: () => true,
-    summarize: (args) => `start $ ${String((args as Partial<StartArgs>).command)}`,
-    async execute(args): Promise<ToolResult> {
-      const { command } = args as StartArgs;
+    summarize: (args) => `start $ ${String(args.command)}`,
+    async execute({ command }): Promise<ToolResult> {
       let job: JobInfo;
       try {
         job = await jobs.start(["bash", "-c", command]);
@@ -104,9 +92,9 @@ function processTools(jobs: JobService): Tool[] {
         data: job,
       };
     },
-  };
+  });
 
-  const read: Tool = {
+  const read = defineTool({
     name: "process_read",
     description: "Return the output a background job printed since the last process_read " +
       `(at most the newest ${MAX_READ_CHARS} characters), and whether it is still running or ` +
@@ -114,9 +102,8 @@ function processTools(jobs: JobService): Tool[] {
     parameters: ID_PARAMETERS,
     verb: "reading output",
     readOnly: true,
-    summarize: (args) => `read job ${String((args as Partial<IdArgs>).id)}`,
-    async execute(args): Promise<ToolResult> {
-      const { id } = args as IdArgs;
+    summarize: (args) => `read job ${String(args.id)}`,
+    async execute({ id }): Promise<ToolResult> {
       try {
         const { output, info } = await jobs.read(id);
         return { ok: true, output: report(output, info, "(no new output)"), data: info };
@@ -124,17 +111,16 @@ function processTools(jobs: JobService): Tool[] {
         return toolError(describeError(error));
       }
     },
-  };
+  });
 
-  const stop: Tool = {
+  const stop = defineTool({
     name: "process_stop",
     description: "Stop a background job and everything it started (SIGTERM, then SIGKILL " +
       "after 2 s), and return the output it printed since the last read.",
     parameters: ID_PARAMETERS,
     verb: "stopping",
-    summarize: (args) => `stop job ${String((args as Partial<IdArgs>).id)}`,
-    async execute(args): Promise<ToolResult> {
-      const { id } = args as IdArgs;
+    summarize: (args) => `stop job ${String(args.id)}`,
+    async execute({ id }): Promise<ToolResult> {
       try {
         await jobs.stop(id);
         const { output, info } = await jobs.read(id);
@@ -143,7 +129,7 @@ function processTools(jobs: JobService): Tool[] {
         return toolError(describeError(error));
       }
     },
-  };
+  });
 
   return [start, read, stop];
 }

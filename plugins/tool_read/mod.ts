@@ -4,8 +4,8 @@
  * @module
  */
 
-import type { Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
-import { exact, PluginCategory } from "@amber/core";
+import type { FromJsonSchema, Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
+import { defineTool } from "@amber/core";
 import {
   describeError,
   displayPath,
@@ -13,6 +13,7 @@ import {
   resolvePath,
   toolError,
 } from "../_workspace.ts";
+import { toolPlugin } from "../tool_plugin.ts";
 
 /** How many lines `read` returns when the call does not say. */
 export const DEFAULT_READ_LIMIT = 2000;
@@ -25,11 +26,26 @@ const SNIFF_BYTES = 8192;
 // Entries a directory error lists before it says how many more there are.
 const LISTED_ENTRIES = 50;
 
-interface ReadArgs {
-  readonly path: string;
-  readonly offset?: number;
-  readonly limit?: number;
-}
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    path: { type: "string", description: "The file to read, relative to the workspace root." },
+    offset: {
+      type: "integer",
+      minimum: 1,
+      description: "The first line to return, 1-based. Default 1.",
+    },
+    limit: {
+      type: "integer",
+      minimum: 1,
+      description: `How many lines to return at most. Default ${DEFAULT_READ_LIMIT}.`,
+    },
+  },
+  required: ["path"],
+  additionalProperties: false,
+} as const;
+
+type ReadArgs = FromJsonSchema<typeof PARAMETERS>;
 
 /**
  * Creates the `tool_read` plugin, which contributes the `read` tool.
@@ -42,28 +58,26 @@ interface ReadArgs {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createToolReadPlugin } from "@amber/plugins/tool_read";
  * const plugin = createToolReadPlugin();
- * console.log(plugin.id, plugin.capabilities().map((c) => c.name)); // tool_read [ "read" ]
+ * assert.equal(plugin.id, "tool_read");
+ * assert.deepEqual(plugin.capabilities().map((c) => c.name), ["read"]);
  * ```
  */
 export function createToolReadPlugin(): Plugin {
-  return {
+  return toolPlugin({
     id: "tool_read",
-    version: "0.1.0",
     name: "Read",
     description: "The read tool: a file's numbered lines, a window at a time.",
-    category: PluginCategory.Tools,
-    bound: { tools: exact("read") },
-    initialize: () => true,
-    shutdown() {},
-    capabilities: () => [{ kind: "tool", name: "read", tools: (services) => [readTool(services)] }],
-  };
+    tools: ["read"],
+    build: (services) => [readTool(services)],
+  });
 }
 
-function readTool(services: PluginServices): Tool {
+function readTool(services: PluginServices): Tool<ReadArgs> {
   const root = services.workspace.root;
-  return {
+  return defineTool({
     name: "read",
     description: "Read a text file from the workspace. Returns its lines numbered as " +
       "`<line>\\t<text>`, starting at `offset` (1-based, default 1) for at most `limit` lines " +
@@ -73,37 +87,19 @@ function readTool(services: PluginServices): Tool {
       "offset to read next. Paths are relative to the workspace root unless absolute. The line " +
       "numbers are not part of the file: leave them out when you edit. Directories and binary " +
       "files cannot be read; use search or bash `ls` for a directory.",
-    parameters: {
-      type: "object",
-      properties: {
-        path: { type: "string", description: "The file to read, relative to the workspace root." },
-        offset: {
-          type: "integer",
-          minimum: 1,
-          description: "The first line to return, 1-based. Default 1.",
-        },
-        limit: {
-          type: "integer",
-          minimum: 1,
-          description: `How many lines to return at most. Default ${DEFAULT_READ_LIMIT}.`,
-        },
-      },
-      required: ["path"],
-      additionalProperties: false,
-    },
+    parameters: PARAMETERS,
     verb: "reading",
     readOnly: true,
     requiresApproval: (args) => outsideWorkspace(root, args),
-    summarize(args) {
-      const { path, offset, limit } = args as Partial<ReadArgs>;
-      const from = offset ?? 1;
+    summarize({ path, offset, limit }) {
+      const from = typeof offset === "number" ? offset : 1;
       const range = offset === undefined && limit === undefined
         ? ""
-        : ` (lines ${from}-${limit === undefined ? "" : from + limit - 1})`;
+        : ` (lines ${from}-${typeof limit === "number" ? from + limit - 1 : ""})`;
       return `read ${String(path)}${range}`;
     },
-    execute: (args, context) => read(root, args as ReadArgs, context.signal),
-  };
+    execute: (args, context) => read(root, args, context.signal),
+  });
 }
 
 async function read(root: string, args: ReadArgs, signal: AbortSignal): Promise<ToolResult> {

@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
-import { exact, PluginCategory } from "@amber/core";
+import type { FromJsonSchema, Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
+import { defineTool } from "@amber/core";
 import {
   describeError,
   displayPath,
@@ -15,6 +15,7 @@ import {
   resolvePath,
   toolError,
 } from "../_workspace.ts";
+import { toolPlugin } from "../tool_plugin.ts";
 import { ripgrepSearch, type SearchOutcome, type SearchQuery, walkSearch } from "./_walk.ts";
 
 export {
@@ -43,13 +44,41 @@ export interface ToolSearchOptions {
   readonly engine?: "auto" | "builtin" | "ripgrep";
 }
 
-interface SearchArgs {
-  readonly pattern: string;
-  readonly path?: string;
-  readonly glob?: string;
-  readonly case_insensitive?: boolean;
-  readonly max_results?: number;
-}
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    pattern: {
+      type: "string",
+      minLength: 1,
+      description: "The regular expression to look for, matched line by line " +
+        "(e.g. `function\\s+load`). Escape regex characters to find them literally.",
+    },
+    path: {
+      type: "string",
+      description: "The directory or file to search, relative to the workspace root. " +
+        "Default: the whole workspace.",
+    },
+    glob: {
+      type: "string",
+      description: 'Only search files matching this glob, e.g. "*.ts" or "src/**/*.rs"; ' +
+        'a leading "!" excludes instead.',
+    },
+    case_insensitive: {
+      type: "boolean",
+      description: "Match regardless of letter case. Default false.",
+    },
+    max_results: {
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_RESULTS_CEILING,
+      description: `The most matching lines to return. Default ${DEFAULT_MAX_RESULTS}.`,
+    },
+  },
+  required: ["pattern"],
+  additionalProperties: false,
+} as const;
+
+type SearchArgs = FromJsonSchema<typeof PARAMETERS>;
 
 /**
  * Creates the `tool_search` plugin, which contributes the `search` tool.
@@ -69,34 +98,30 @@ interface SearchArgs {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createToolSearchPlugin } from "@amber/plugins/tool_search";
  * const plugin = createToolSearchPlugin({ engine: "builtin" });
- * console.log(plugin.id, plugin.capabilities().map((c) => c.name)); // tool_search [ "search" ]
+ * assert.equal(plugin.id, "tool_search");
+ * assert.deepEqual(plugin.capabilities().map((c) => c.name), ["search"]);
  * ```
  */
 export function createToolSearchPlugin(options: ToolSearchOptions = {}): Plugin {
   const engine = options.engine ?? "auto";
-  return {
+  return toolPlugin({
     id: "tool_search",
-    version: "0.1.0",
     name: "Search",
     description: "The search tool: a regular expression over the workspace (ripgrep or built in).",
-    category: PluginCategory.Tools,
-    bound: { tools: exact("search") },
-    initialize: () => true,
-    shutdown() {},
-    capabilities: () => [
-      { kind: "tool", name: "search", tools: (services) => [searchTool(services, engine)] },
-    ],
-  };
+    tools: ["search"],
+    build: (services) => [searchTool(services, engine)],
+  });
 }
 
 function searchTool(
   services: PluginServices,
   engine: NonNullable<ToolSearchOptions["engine"]>,
-): Tool {
+): Tool<SearchArgs> {
   const root = services.workspace.root;
-  return {
+  return defineTool({
     name: "search",
     description: "Search file contents for a regular expression. Returns matching lines as " +
       "`path:line: text`, paths relative to the workspace root, in path order. Searches the " +
@@ -104,48 +129,14 @@ function searchTool(
       "whose name (`*.ts`, `*.{ts,tsx}`) or path under the searched directory " +
       "(`src/**/*.test.ts`) matches. Skips .git, node_modules, binary files and anything " +
       ".gitignore lists. Use it to find definitions, usages and files before reading them.",
-    parameters: {
-      type: "object",
-      properties: {
-        pattern: {
-          type: "string",
-          minLength: 1,
-          description: "The regular expression to look for, matched line by line " +
-            "(e.g. `function\\s+load`). Escape regex characters to find them literally.",
-        },
-        path: {
-          type: "string",
-          description: "The directory or file to search, relative to the workspace root. " +
-            "Default: the whole workspace.",
-        },
-        glob: {
-          type: "string",
-          description: 'Only search files matching this glob, e.g. "*.ts" or "src/**/*.rs"; ' +
-            'a leading "!" excludes instead.',
-        },
-        case_insensitive: {
-          type: "boolean",
-          description: "Match regardless of letter case. Default false.",
-        },
-        max_results: {
-          type: "integer",
-          minimum: 1,
-          maximum: MAX_RESULTS_CEILING,
-          description: `The most matching lines to return. Default ${DEFAULT_MAX_RESULTS}.`,
-        },
-      },
-      required: ["pattern"],
-      additionalProperties: false,
-    },
+    parameters: PARAMETERS,
     verb: "searching",
     readOnly: true,
     requiresApproval: (args) => outsideWorkspace(root, args),
-    summarize(args) {
-      const { pattern, path, glob } = args as Partial<SearchArgs>;
-      return `search /${String(pattern)}/ in ${path ?? "."}${glob ? ` (${glob})` : ""}`;
-    },
-    execute: (args, context) => search(root, args as SearchArgs, engine, context.signal),
-  };
+    summarize: ({ pattern, path, glob }) =>
+      `search /${String(pattern)}/ in ${String(path ?? ".")}${glob ? ` (${String(glob)})` : ""}`,
+    execute: (args, context) => search(root, args, engine, context.signal),
+  });
 }
 
 async function search(

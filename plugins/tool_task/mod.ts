@@ -4,14 +4,29 @@
  * @module
  */
 
-import type { Plugin, SubagentService, Tool, ToolResult } from "@amber/core";
-import { exact, PluginCategory } from "@amber/core";
+import type { FromJsonSchema, Plugin, SubagentService, Tool, ToolResult } from "@amber/core";
+import { defineTool } from "@amber/core";
 import { describeError, toolError } from "../_workspace.ts";
+import { toolPlugin } from "../tool_plugin.ts";
 
-interface TaskArgs {
-  readonly prompt: string;
-  readonly description?: string;
-}
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    prompt: {
+      type: "string",
+      minLength: 1,
+      description: "The complete instructions for the sub-agent.",
+    },
+    description: {
+      type: "string",
+      description: "A short title for the task (3-6 words), shown to the user.",
+    },
+  },
+  required: ["prompt"],
+  additionalProperties: false,
+} as const;
+
+type TaskArgs = FromJsonSchema<typeof PARAMETERS>;
 
 /**
  * Creates the `tool_task` plugin, which contributes the `task` tool: it runs
@@ -21,64 +36,41 @@ interface TaskArgs {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createToolTaskPlugin } from "@amber/plugins/tool_task";
  * const plugin = createToolTaskPlugin();
- * console.log(plugin.id, plugin.capabilities().map((c) => c.name)); // tool_task [ "task" ]
+ * assert.equal(plugin.id, "tool_task");
+ * assert.deepEqual(plugin.capabilities().map((c) => c.name), ["task"]);
  * ```
  */
 export function createToolTaskPlugin(): Plugin {
-  return {
+  return toolPlugin({
     id: "tool_task",
-    version: "0.1.0",
     name: "Task",
     description: "The task tool: delegates a self-contained job to a sub-agent.",
-    category: PluginCategory.Tools,
-    bound: { tools: exact("task") },
-    initialize: () => true,
-    shutdown() {},
-    capabilities: () => [{
-      kind: "tool",
-      name: "task",
-      tools: (services) => {
-        const subagents = services.host.subagents;
-        return subagents === undefined ? [] : [taskTool(subagents)];
-      },
-    }],
-  };
+    tools: ["task"],
+    build: (services) => {
+      const subagents = services.host.subagents;
+      return subagents === undefined ? [] : [taskTool(subagents)];
+    },
+  });
 }
 
-function taskTool(subagents: SubagentService): Tool {
-  return {
+function taskTool(subagents: SubagentService): Tool<TaskArgs> {
+  return defineTool({
     name: "task",
     description: "Delegate a self-contained task to a sub-agent with the same tools and a fresh " +
       "context, and get back its final answer. Use it for broad searches and investigations " +
       "whose details you do not need to keep. The sub-agent sees only your prompt: include " +
       "every fact, path and constraint it needs, and say exactly what its answer must contain.",
-    parameters: {
-      type: "object",
-      properties: {
-        prompt: {
-          type: "string",
-          minLength: 1,
-          description: "The complete instructions for the sub-agent.",
-        },
-        description: {
-          type: "string",
-          description: "A short title for the task (3-6 words), shown to the user.",
-        },
-      },
-      required: ["prompt"],
-      additionalProperties: false,
-    },
+    parameters: PARAMETERS,
     verb: "delegating",
-    summarize(args) {
-      const { prompt, description } = args as Partial<TaskArgs>;
-      if (description) return `task: ${description}`;
+    summarize({ prompt, description }) {
+      if (description) return `task: ${String(description)}`;
       const text = String(prompt ?? "").split("\n")[0];
       return `task: ${text.length > 60 ? `${text.slice(0, 57)}...` : text}`;
     },
-    async execute(args, context): Promise<ToolResult> {
-      const { prompt } = args as TaskArgs;
+    async execute({ prompt }, context): Promise<ToolResult> {
       if (context.signal.aborted) return toolError("cancelled before the sub-agent started");
       try {
         const answer = await subagents.run(prompt, { signal: context.signal });
@@ -89,5 +81,5 @@ function taskTool(subagents: SubagentService): Tool {
         return toolError(`the sub-agent failed: ${describeError(error)}`);
       }
     },
-  };
+  });
 }

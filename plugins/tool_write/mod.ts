@@ -4,8 +4,8 @@
  * @module
  */
 
-import type { Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
-import { exact, PluginCategory } from "@amber/core";
+import type { FromJsonSchema, Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
+import { defineTool } from "@amber/core";
 import {
   describeError,
   displayPath,
@@ -14,11 +14,22 @@ import {
   toolError,
   writeAtomic,
 } from "../_workspace.ts";
+import { toolPlugin } from "../tool_plugin.ts";
 
-interface WriteArgs {
-  readonly path: string;
-  readonly content: string;
-}
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    path: {
+      type: "string",
+      description: "The file to write, relative to the workspace root.",
+    },
+    content: { type: "string", description: "The complete new content of the file." },
+  },
+  required: ["path", "content"],
+  additionalProperties: false,
+} as const;
+
+type WriteArgs = FromJsonSchema<typeof PARAMETERS>;
 
 /**
  * Creates the `tool_write` plugin, which contributes the `write` tool.
@@ -30,52 +41,37 @@ interface WriteArgs {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createToolWritePlugin } from "@amber/plugins/tool_write";
  * const plugin = createToolWritePlugin();
- * console.log(plugin.id, plugin.capabilities().map((c) => c.name)); // tool_write [ "write" ]
+ * assert.equal(plugin.id, "tool_write");
+ * assert.deepEqual(plugin.capabilities().map((c) => c.name), ["write"]);
  * ```
  */
 export function createToolWritePlugin(): Plugin {
-  return {
+  return toolPlugin({
     id: "tool_write",
-    version: "0.1.0",
     name: "Write",
     description: "The write tool: creates or replaces a whole file, atomically.",
-    category: PluginCategory.Tools,
-    bound: { tools: exact("write") },
-    initialize: () => true,
-    shutdown() {},
-    capabilities: () => [
-      { kind: "tool", name: "write", tools: (services) => [writeTool(services)] },
-    ],
-  };
+    tools: ["write"],
+    build: (services) => [writeTool(services)],
+  });
 }
 
-function writeTool(services: PluginServices): Tool {
+function writeTool(services: PluginServices): Tool<WriteArgs> {
   const root = services.workspace.root;
-  return {
+  return defineTool({
     name: "write",
     description: "Write a whole file: creates it (and any missing parent directories) or " +
       "replaces its entire content. Paths are relative to the workspace root unless absolute. " +
       "To change part of an existing file, prefer edit, which cannot lose the rest of it; read a " +
       "file before overwriting it.",
-    parameters: {
-      type: "object",
-      properties: {
-        path: {
-          type: "string",
-          description: "The file to write, relative to the workspace root.",
-        },
-        content: { type: "string", description: "The complete new content of the file." },
-      },
-      required: ["path", "content"],
-      additionalProperties: false,
-    },
+    parameters: PARAMETERS,
     verb: "writing",
     requiresApproval: (args) => outsideWorkspace(root, args),
-    summarize: (args) => `write ${String((args as Partial<WriteArgs>).path)}`,
-    execute: (args) => write(root, args as WriteArgs),
-  };
+    summarize: (args) => `write ${String(args.path)}`,
+    execute: (args) => write(root, args),
+  });
 }
 
 async function write(root: string, args: WriteArgs): Promise<ToolResult> {

@@ -61,9 +61,10 @@ function errorFrame(message: string): string {
  * @example
  * ```ts
  * import { anthropicEncoder } from "@amber/providers/testing";
+ * import assert from "node:assert/strict";
  * const frames = anthropicEncoder.frames({ text: "Hi" }, "claude-test");
- * console.log(frames[0].startsWith("event: message_start\ndata: ")); // true
- * console.log(frames.at(-1)); // "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+ * assert.ok(frames[0].startsWith("event: message_start\ndata: "));
+ * assert.equal(frames.at(-1), "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
  * ```
  */
 export const anthropicEncoder: WireEncoder = {

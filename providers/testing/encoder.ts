@@ -34,7 +34,8 @@ export interface WireEncoder {
  * @example
  * ```ts
  * import { sseFrame } from "@amber/providers/testing";
- * console.log(JSON.stringify(sseFrame({ a: 1 }, "ping"))); // "\"event: ping\\ndata: {\\\"a\\\":1}\\n\\n\""
+ * import assert from "node:assert/strict";
+ * assert.equal(sseFrame({ a: 1 }, "ping"), 'event: ping\ndata: {"a":1}\n\n');
  * ```
  */
 export function sseFrame(data: unknown, event?: string): string {

@@ -60,9 +60,10 @@ function argsOf(args: string | Record<string, unknown>): unknown {
  * @example
  * ```ts
  * import { geminiEncoder } from "@amber/providers/testing";
+ * import assert from "node:assert/strict";
  * const [frame] = geminiEncoder.frames({ text: "Hi" }, "gemini-test");
- * console.log(frame.startsWith("data: {") && frame.endsWith("\r\n\r\n")); // true
- * console.log(JSON.parse(frame.slice(6)).candidates[0].finishReason); // "STOP"
+ * assert.ok(frame.startsWith("data: {") && frame.endsWith("\r\n\r\n"));
+ * assert.equal(JSON.parse(frame.slice(6)).candidates[0].finishReason, "STOP");
  * ```
  */
 export const geminiEncoder: WireEncoder = {

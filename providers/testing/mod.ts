@@ -5,9 +5,10 @@
  * @example
  * ```ts
  * import { allEncoders, FakeProvider } from "@amber/providers/testing";
+ * import assert from "node:assert/strict";
  * await using server = await FakeProvider.start({ encoders: allEncoders });
  * server.script({ text: "Hi!", usage: { promptTokens: 3, completionTokens: 2 } });
- * console.log(server.url.startsWith("http://127.0.0.1:")); // true
+ * assert.ok(server.url.startsWith("http://127.0.0.1:"));
  * ```
  *
  * @module
@@ -45,7 +46,8 @@ export {
  * @example
  * ```ts
  * import { allEncoders } from "@amber/providers/testing";
- * console.log(allEncoders.map((e) => e.flavor)); // [ "openai", "openai_responses", "anthropic", "gemini" ]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(allEncoders.map((e) => e.flavor), ["openai", "openai_responses", "anthropic", "gemini"]);
  * ```
  */
 export const allEncoders: readonly WireEncoder[] = [

@@ -48,9 +48,11 @@ function openaiModelsBody(models: readonly string[]): string {
  * @example
  * ```ts
  * import { openaiEncoder } from "@amber/providers/testing";
+ * import assert from "node:assert/strict";
  * const turn = { text: "Hi", usage: { promptTokens: 3, completionTokens: 1 } };
  * const frames = openaiEncoder.frames(turn, "gpt-4.1");
- * console.log(frames.length, JSON.stringify(frames.at(-1))); // 5 "data: [DONE]\n\n"
+ * assert.equal(frames.length, 5);
+ * assert.equal(frames.at(-1), "data: [DONE]\n\n");
  * ```
  */
 export const openaiEncoder: WireEncoder = {

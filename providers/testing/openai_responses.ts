@@ -30,9 +30,10 @@ function fakeId(prefix: string): string {
  * @example
  * ```ts
  * import { openaiResponsesEncoder } from "@amber/providers/testing";
+ * import assert from "node:assert/strict";
  * const frames = openaiResponsesEncoder.frames({ text: "Hi" }, "gpt-5");
- * console.log(frames[0].split("\n")[0], frames.at(-1)!.split("\n")[0]);
- * // "event: response.created" "event: response.completed"
+ * assert.equal(frames[0].split("\n")[0], "event: response.created");
+ * assert.equal(frames.at(-1)!.split("\n")[0], "event: response.completed");
  * ```
  */
 export const openaiResponsesEncoder: WireEncoder = {

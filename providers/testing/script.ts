@@ -45,12 +45,14 @@ export type Fault =
  *
  * @example
  * ```ts
- * import type { ScriptedTurn } from "@amber/providers/testing";
+ * import { finishOf, type ScriptedTurn } from "@amber/providers/testing";
+ * import assert from "node:assert/strict";
  * const turn: ScriptedTurn = {
  *   reasoning: "The user wants a file read.",
  *   toolCalls: [{ name: "read", arguments: { path: "README.md" } }],
  *   usage: { promptTokens: 120, completionTokens: 14 },
  * };
+ * assert.equal(finishOf(turn), "tool_calls");
  * ```
  */
 export interface ScriptedTurn {
@@ -76,7 +78,8 @@ export interface ScriptedTurn {
  * @example
  * ```ts
  * import { chunkText } from "@amber/providers/testing";
- * console.log(chunkText("abcdefg", 3)); // [ "abc", "def", "g" ]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(chunkText("abcdefg", 3), ["abc", "def", "g"]);
  * ```
  */
 export function chunkText(text: string, size: number): string[] {
@@ -98,7 +101,8 @@ export function chunkText(text: string, size: number): string[] {
  * @example
  * ```ts
  * import { argumentsText } from "@amber/providers/testing";
- * console.log(argumentsText({ name: "x", arguments: { a: 1 } })); // '{"a":1}'
+ * import assert from "node:assert/strict";
+ * assert.equal(argumentsText({ name: "x", arguments: { a: 1 } }), '{"a":1}');
  * ```
  */
 export function argumentsText(call: ScriptedToolCall): string {
@@ -111,7 +115,8 @@ export function argumentsText(call: ScriptedToolCall): string {
  * @example
  * ```ts
  * import { finishOf } from "@amber/providers/testing";
- * console.log(finishOf({ toolCalls: [{ name: "x", arguments: "{}" }] })); // "tool_calls"
+ * import assert from "node:assert/strict";
+ * assert.equal(finishOf({ toolCalls: [{ name: "x", arguments: "{}" }] }), "tool_calls");
  * ```
  */
 export function finishOf(turn: ScriptedTurn): FinishReason {

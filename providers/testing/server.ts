@@ -56,13 +56,15 @@ const SSE_HEADERS = {
  * @example
  * ```ts
  * import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
+ * import assert from "node:assert/strict";
  * await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
  * server.script({ text: "Hello!" });
  * const response = await fetch(`${server.url}/v1/chat/completions`, {
  *   method: "POST",
  *   body: JSON.stringify({ model: "m", messages: [], stream: true }),
  * });
- * console.log(response.status, server.requests.length); // 200 1
+ * assert.equal(response.status, 200);
+ * assert.equal(server.requests.length, 1);
  * await response.body?.cancel();
  * ```
  */

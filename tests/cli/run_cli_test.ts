@@ -2,7 +2,7 @@
 // the fake provider on loopback, real transcripts on disk, a real kill -9 and a real Ctrl-C.
 
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
-import { SessionFile } from "@amber/core";
+import { SessionFile } from "@amber/core/kernel";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { tempDir } from "../_helpers.ts";
 import { MAIN, PERMISSIONS, runAmber } from "./_subprocess.ts";

@@ -99,6 +99,20 @@ async function writeLockFor(configDir: string, id: string, file: string): Promis
   );
 }
 
+// Every file under `dir` with its contents, sorted by path: what a rejected add must not touch.
+async function snapshot(dir: string): Promise<[string, string][]> {
+  const files: [string, string][] = [];
+  const walk = async (at: string): Promise<void> => {
+    for await (const item of Deno.readDir(at)) {
+      const path = join(at, item.name);
+      if (item.isDirectory) await walk(path);
+      else files.push([path, await Deno.readTextFile(path)]);
+    }
+  };
+  await walk(dir);
+  return files.sort(([a], [b]) => a.localeCompare(b));
+}
+
 Deno.test("add a local plugin: listed with its source, its tool and command work; disable removes them; remove drops it", async () => {
   await using tmp = await tempDir();
   const config = join(tmp.dir, "config");
@@ -300,6 +314,64 @@ Deno.test("lock entries for a syntax error, a wrong shape and a missing file are
   const list = await amber(config, "plugins", "info", "broken");
   strictEqual(list.code, 0, list.err);
   match(list.out, new RegExp(`state: failed: ${file}: no such file or directory`));
+});
+
+Deno.test("versions that are not strict semver are refused at add naming the file and the field; the lock and config are untouched", async () => {
+  await using tmp = await tempDir();
+  const config = join(tmp.dir, "config");
+  // A config directory with something in it: a lock with one plugin, its state, a config file.
+  const good = await writePlugin(join(tmp.dir, "good"));
+  strictEqual((await amber(config, "plugins", "add", good)).code, 0);
+  strictEqual((await amber(config, "plugins", "disable", "shouter")).code, 0);
+  await Deno.writeTextFile(join(config, "config.yaml"), "model: gpt-5\n");
+  const before = await snapshot(config);
+  ok(before.some(([path]) => path.endsWith("plugin.conf")), JSON.stringify(before));
+
+  for (const version of ["01.0.0", "1.0.0-", "1.0.0+"]) {
+    for (const factory of [true, false]) {
+      const dir = join(tmp.dir, `v${version}-${factory}`);
+      await Deno.mkdir(dir);
+      const file = join(dir, "mod.js");
+      const plugin = `{ id: "versioned", version: ${JSON.stringify(version)}, name: "Versioned", ` +
+        "initialize: () => true, shutdown() {}, capabilities: () => [] }";
+      await Deno.writeTextFile(file, `export default ${factory ? `() => (${plugin})` : plugin};\n`);
+      const result = await amber(config, "plugins", "add", file);
+      const what = `${version} (${factory ? "a factory" : "an object"}): ${result.err}`;
+      strictEqual(result.code, 1, what);
+      ok(result.err.startsWith(`amber: ${file}: the default export `), what);
+      ok(
+        result.err.includes(`: version '${version}' is not semver (e.g. 1.0.0)`),
+        what,
+      );
+      strictEqual(result.out, "", what);
+      deepStrictEqual(await snapshot(config), before, what);
+    }
+  }
+});
+
+Deno.test("a lock entry whose plugin now has a version that is not strict semver is failed at load, as at add", async () => {
+  await using tmp = await tempDir();
+  for (const version of ["01.0.0", "1.0.0-", "1.0.0+"]) {
+    const config = join(tmp.dir, `config-${version}`);
+    await Deno.mkdir(config);
+    const file = join(tmp.dir, `v${version}.js`);
+    await Deno.writeTextFile(
+      file,
+      `export default { id: "broken", version: ${JSON.stringify(version)}, name: "Broken", ` +
+        "initialize: () => true, shutdown() {}, capabilities: () => [] };\n",
+    );
+    await writeLockFor(config, "broken", file);
+    const list = await amber(config, "plugins", "list");
+    strictEqual(list.code, 0, list.err);
+    const line = list.out.split("\n").find((l) => l.startsWith("  broken "));
+    ok(
+      line?.includes(
+        `failed: ${file}: the default export is not a plugin: version '${version}' is not semver`,
+      ),
+      list.out,
+    );
+    match(list.out, /^ {2}hello +Hello +0\.1\.0 +active/m);
+  }
 });
 
 Deno.test("ids: a bundled id is refused at add and skipped at load; remove refuses a bundled plugin and an unknown id", async () => {

@@ -3,20 +3,17 @@ import fc from "fast-check";
 import {
   admits,
   any,
-  axisOf,
   type BoundAxis,
-  type BoundContribution,
-  boundId,
   type CapabilityBound,
   describeIdBound,
-  enforceBound,
   exact,
   type IdBound,
   namespace,
   namespacedExact,
 } from "../../core/bound.ts";
-import { CAPABILITY_KINDS, type CapabilityKind } from "../../core/capability.ts";
-import { PHASE_HOOK_POINTS, type PhaseHookPoint } from "../../core/kernel.ts";
+import { axisOf, type BoundContribution, boundId, enforceBound } from "../../core/bound_check.ts";
+import { CAPABILITY_KINDS, type CapabilityKind } from "../../core/contribution.ts";
+import { PHASE_HOOK_POINTS, type PhaseHookPoint } from "../../core/hooks.ts";
 import { CapabilityBoundError, ResolutionError } from "../../core/resolution_error.ts";
 
 const BOUND_AXES: readonly BoundAxis[] = [

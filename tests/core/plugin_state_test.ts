@@ -1,12 +1,12 @@
 import { deepStrictEqual, match, ok, strictEqual, throws } from "node:assert/strict";
+import { PluginStateError } from "@amber/core";
 import {
   formatPluginState,
   parsePluginState,
-  PluginStateError,
   pluginStatePath,
   readPluginState,
   writePluginState,
-} from "@amber/core";
+} from "../../core/plugin_state.ts";
 
 Deno.test("plugin.conf round-trips through format and parse", () => {
   for (const enabled of [true, false]) {

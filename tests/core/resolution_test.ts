@@ -11,9 +11,9 @@ import {
   namespace,
   type Plugin,
   PluginDependentsError,
-  resolveSelection,
   type Tool,
 } from "@amber/core";
+import { resolveSelection } from "@amber/core/kernel";
 import { createRegistries } from "@amber/registries";
 import { z } from "zod";
 import { capabilityOf, makePlugin, makeRuntime } from "../_helpers.ts";

@@ -2,19 +2,15 @@
 // steps, cancellation and transcripts. The awaken tests of seed 004 are mirrored here.
 
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
+import { type Capability, exact, type GateOutcome, type Message, type Tool } from "@amber/core";
 import {
-  type Capability,
   type EndCause,
-  exact,
-  type GateOutcome,
-  type Message,
   runAgent,
   type RunEvent,
   type RunOptions,
   runSelection,
   SessionFile,
-  type Tool,
-} from "@amber/core";
+} from "@amber/core/kernel";
 import { createRegistries } from "@amber/registries";
 import { ProviderClient } from "@amber/providers";
 import { anthropicDialect } from "@amber/providers/anthropic";

@@ -7,9 +7,9 @@ import {
   emptyStatusSnapshot,
   type PluginContext,
   PluginRegistrationError,
-  pluginStatePath,
   UnknownPluginError,
 } from "@amber/core";
+import { pluginStatePath } from "../../core/plugin_state.ts";
 import { capabilityOf, contents, makePlugin, makeRuntime, tempDir } from "../_helpers.ts";
 
 Deno.test("registration never activates; start activates what is on", async () => {

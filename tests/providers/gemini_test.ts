@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import { z } from "zod";
 import type { ChatRequest, Message, StreamEvent } from "@amber/core";
-import { geminiBody, geminiDialect, toGeminiSchema } from "../../providers/gemini.ts";
+import { geminiBody, geminiDialect } from "../../providers/gemini.ts";
 import { geminiEncoder } from "../../providers/testing/gemini.ts";
 import {
   assertFinish,
@@ -254,161 +253,6 @@ Deno.test("gemini: generationConfig carries max tokens, temperature and thinking
 });
 
 // ---------------------------------------------------------------------------------------------
-// JSON Schema conversion
-
-Deno.test("gemini schema: keywords Gemini rejects are dropped", () => {
-  assert.deepEqual(
-    toGeminiSchema({
-      $schema: "http://json-schema.org/draft-07/schema#",
-      $id: "x",
-      type: "object",
-      title: "Args",
-      properties: {
-        path: { type: "string", default: "a", examples: ["b"], minLength: 1, format: "uri" },
-        when: { type: "string", format: "date-time" },
-        n: { type: "integer", format: "int64", minimum: 0, exclusiveMaximum: 9 },
-        x: { type: "number", format: "decimal", multipleOf: 2 },
-        list: { type: "array", items: { type: "string" }, minItems: 1, uniqueItems: true },
-      },
-      required: ["path", "gone"],
-      additionalProperties: false,
-    }),
-    {
-      type: "object",
-      title: "Args",
-      properties: {
-        path: { type: "string", minLength: 1 },
-        when: { type: "string", format: "date-time" },
-        n: { type: "integer", format: "int64", minimum: 0 },
-        x: { type: "number" },
-        list: { type: "array", items: { type: "string" }, minItems: 1 },
-      },
-      required: ["path"],
-    },
-  );
-});
-
-Deno.test("gemini schema: null in types, unions and enums becomes nullable", () => {
-  const converted = toGeminiSchema({
-    type: "object",
-    properties: {
-      a: { type: ["string", "null"] },
-      b: { anyOf: [{ type: "integer" }, { type: "null" }], description: "B." },
-      c: { enum: ["x", "y", null] },
-      d: { type: ["string", "integer"] },
-      e: { oneOf: [{ type: "string" }, { type: "boolean" }] },
-      f: { type: "null" },
-    },
-  });
-  assert.deepEqual(converted?.properties, {
-    a: { type: "string", nullable: true },
-    b: { type: "integer", description: "B.", nullable: true },
-    c: { enum: ["x", "y"], type: "string", nullable: true },
-    d: { anyOf: [{ type: "string" }, { type: "integer" }] },
-    e: { anyOf: [{ type: "string" }, { type: "boolean" }] },
-    f: { nullable: true },
-  });
-});
-
-Deno.test("gemini schema: const becomes enum; non-string enums move to the description", () => {
-  const converted = toGeminiSchema({
-    type: "object",
-    properties: {
-      kind: { const: "file" },
-      level: { type: "integer", enum: [1, 2, 3], description: "How deep." },
-      flag: { const: true },
-    },
-  });
-  assert.deepEqual(converted?.properties, {
-    kind: { enum: ["file"], type: "string" },
-    level: { type: "integer", description: "How deep. Allowed values: 1, 2, 3." },
-    flag: { description: "Allowed values: true." },
-  });
-});
-
-Deno.test("gemini schema: local refs are inlined, a recursive one stops", () => {
-  const converted = toGeminiSchema({
-    type: "object",
-    properties: {
-      point: { $ref: "#/$defs/Point", description: "Where." },
-      legacy: { $ref: "#/definitions/Name" },
-      tree: { $ref: "#/$defs/Node" },
-      missing: { $ref: "#/$defs/Nope" },
-    },
-    $defs: {
-      Point: { type: "object", properties: { x: { type: "number" } }, required: ["x"] },
-      Node: {
-        type: "object",
-        properties: { children: { type: "array", items: { $ref: "#/$defs/Node" } } },
-      },
-    },
-    definitions: { Name: { type: "string" } },
-  });
-  assert.deepEqual(converted, {
-    type: "object",
-    properties: {
-      point: {
-        type: "object",
-        properties: { x: { type: "number" } },
-        required: ["x"],
-        description: "Where.",
-      },
-      legacy: { type: "string" },
-      tree: {
-        type: "object",
-        properties: {
-          children: {
-            type: "array",
-            items: { type: "object", description: "(recursive #/$defs/Node)" },
-          },
-        },
-      },
-      missing: { type: "object" },
-    },
-  });
-});
-
-Deno.test("gemini schema: allOf merges, empty objects and itemless arrays stay valid", () => {
-  assert.deepEqual(
-    toGeminiSchema({
-      allOf: [
-        { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
-        { properties: { b: { type: "object" }, c: { type: "array" } }, required: ["b"] },
-      ],
-    }),
-    {
-      type: "object",
-      properties: { a: { type: "string" }, b: { type: "object" }, c: { type: "array", items: {} } },
-      required: ["a", "b"],
-    },
-  );
-  assert.equal(toGeminiSchema({}), undefined);
-  assert.equal(toGeminiSchema({ type: "object", properties: {} }), undefined);
-  assert.equal(toGeminiSchema({ type: "object", additionalProperties: true }), undefined);
-});
-
-Deno.test("gemini schema: a zod 4 schema converts to what Gemini accepts", () => {
-  const schema = z.toJSONSchema(z.object({
-    path: z.string().describe("The file"),
-    limit: z.number().int().optional(),
-    mode: z.enum(["a", "b"]).nullable(),
-    tags: z.array(z.string()).default([]),
-    url: z.url(),
-  }));
-  assert.deepEqual(toGeminiSchema(schema as Record<string, unknown>), {
-    type: "object",
-    properties: {
-      path: { type: "string", description: "The file" },
-      limit: { type: "integer", minimum: -9007199254740991, maximum: 9007199254740991 },
-      mode: { type: "string", enum: ["a", "b"], nullable: true },
-      tags: { type: "array", items: { type: "string" } },
-      url: { type: "string" },
-    },
-    required: ["path", "mode", "tags", "url"],
-  });
-});
-
-// ---------------------------------------------------------------------------------------------
 // Decoding
 
 Deno.test("gemini: a recorded text stream decodes to text, usage, then one finish", () => {
@@ -472,7 +316,7 @@ Deno.test("gemini: a function call arrives whole and ends at once; STOP then mea
   assert.deepEqual(events.at(-1), { type: "finish", reason: "tool_calls", raw: "STOP" });
 });
 
-Deno.test("gemini: parallel calls get indexes and unique made-up ids; nameless ones drop", () => {
+Deno.test("gemini: parallel calls get indexes and made-up ids unique in the conversation", () => {
   const stream = [
     chunk([
       { functionCall: { name: "read", args: { path: "a" } } },
@@ -481,16 +325,59 @@ Deno.test("gemini: parallel calls get indexes and unique made-up ids; nameless o
     ]),
     chunk([{ functionCall: { name: "read", args: { path: "b" } } }], "STOP"),
   ];
-  const first = ends(decode(stream));
-  const second = ends(decode(stream));
+  // Two steps of one conversation: one dialect (one client), a decoder per response.
+  const dialect = geminiDialect();
+  const first = ends(decodeWith(dialect, stream));
+  const second = ends(decodeWith(dialect, stream));
   assert.deepEqual(first.map((c) => [c.index, c.name, c.arguments]), [
     [0, "read", '{"path":"a"}'],
     [1, "now", "{}"],
     [2, "read", '{"path":"b"}'],
   ]);
-  const ids = [...first, ...second].map((c) => c.id);
-  for (const id of ids) assert.match(id, /^call_\d+$/);
-  assert.equal(new Set(ids).size, 6);
+  assert.deepEqual([...first, ...second].map((c) => c.id), [
+    "call_0",
+    "call_1",
+    "call_2",
+    "call_3",
+    "call_4",
+    "call_5",
+  ]);
+});
+
+Deno.test("gemini: made-up ids share no state: independent dialects number alike", () => {
+  const stream = [
+    chunk([{ functionCall: { name: "read" } }, { functionCall: { name: "now" } }], "STOP"),
+  ];
+  const ids = (): string[] => ends(decode(stream)).map((c) => c.id);
+  assert.deepEqual(ids(), ["call_0", "call_1"]);
+  assert.deepEqual(ids(), ["call_0", "call_1"]);
+});
+
+Deno.test("gemini: a request moves made-up ids past the ones its conversation holds", () => {
+  const dialect = geminiDialect();
+  const call = (id: string) => ({ id, name: "read", arguments: "{}" });
+  // A resumed transcript: our own ids up to call_7, OpenAI's and Gemini's own, and a number too
+  // long to count exactly, none of which may be handed out again or move the count absurdly.
+  dialect.chatRequest(
+    { baseUrl: BASE },
+    request({
+      messages: [
+        { role: "user", content: "Hi" },
+        {
+          role: "assistant",
+          content: "",
+          toolCalls: [call("call_3"), call("call_7"), call("call_abc12"), call("fc-9")],
+        },
+        { role: "assistant", content: "", toolCalls: [call("call_99999999999999999999")] },
+        { role: "assistant", content: "", toolCalls: [call("call_2")] },
+      ],
+    }),
+  );
+  const stream = [chunk([{ functionCall: { name: "read" } }], "STOP")];
+  assert.deepEqual(ends(decodeWith(dialect, stream)).map((c) => c.id), ["call_8"]);
+  // A shorter history later never moves the count back.
+  dialect.chatRequest({ baseUrl: BASE }, request());
+  assert.deepEqual(ends(decodeWith(dialect, stream)).map((c) => c.id), ["call_9"]);
 });
 
 Deno.test("gemini: finish reasons map to the neutral names, raw kept", () => {
@@ -731,266 +618,4 @@ Deno.test("gemini: models are listed with the key header and read without models
     ["gemini-2.5-flash", "gemini-2.5-pro"],
   );
   assert.throws(() => dialect.parseModels!("{}"), /no models/);
-});
-
-// ---------------------------------------------------------------------------------------------
-// The encoder
-
-Deno.test("gemini encoder: frames, error bodies and the models listing look like the API", () => {
-  const frames = geminiEncoder.frames({
-    reasoning: "Hmm, ok.",
-    text: "Hi there",
-    toolCalls: [{ name: "read", arguments: { path: "a" } }, {
-      id: "fc-2",
-      name: "now",
-      arguments: "",
-    }],
-    usage: { promptTokens: 3, completionTokens: 9 },
-    chunkSize: 4,
-  }, "gemini-test");
-  assert.equal(frames.length, 5);
-  const chunks = frames.map((frame) => {
-    assert.ok(frame.startsWith("data: ") && frame.endsWith("}\r\n\r\n"));
-    return JSON.parse(frame.slice(6));
-  });
-  assert.deepEqual(chunks[0].candidates[0].content.parts, [{ text: "Hmm,", thought: true }]);
-  assert.deepEqual(chunks[4].candidates[0].content.parts, [
-    { functionCall: { name: "read", args: { path: "a" } } },
-    { functionCall: { name: "now", args: {}, id: "fc-2" } },
-  ]);
-  assert.equal(chunks[4].candidates[0].finishReason, "STOP");
-  assert.equal(chunks[3].candidates[0].finishReason, undefined);
-  const counts = chunks.map((c) => c.usageMetadata.candidatesTokenCount);
-  assert.deepEqual(counts, [...counts].sort((a, b) => a - b));
-  assert.equal(counts.at(-1), 9);
-  const quota = JSON.parse(geminiEncoder.errorBody(429, "Quota exceeded"));
-  assert.equal(quota.error.status, "RESOURCE_EXHAUSTED");
-  assert.equal(geminiDialect().retryDelayMs!(429, geminiEncoder.errorBody(429, "x")), 1000);
-  assert.deepEqual(JSON.parse(geminiEncoder.errorBody(404, "No model")), {
-    error: { code: 404, message: "No model", status: "NOT_FOUND" },
-  });
-  const streamError = geminiEncoder.streamErrorFrame("Boom");
-  assert.ok(!streamError.startsWith("data:"));
-  assert.ok(streamError.split("\n").length > 4);
-  assert.equal(JSON.parse(streamError).error.message, "Boom");
-  assert.deepEqual(JSON.parse(geminiEncoder.modelsBody(["g-1"])).models[0], {
-    name: "models/g-1",
-    displayName: "g-1",
-    supportedGenerationMethods: ["generateContent", "countTokens"],
-  });
-});
-
-// ---------------------------------------------------------------------------------------------
-// End to end: ProviderClient against the fake provider
-
-function harness(key: { apiKey?: string } = { apiKey: "AIza-fake" }): Promise<Harness> {
-  return startHarness({ dialect: geminiDialect, encoder: geminiEncoder, request }, key);
-}
-
-Deno.test("gemini e2e: text and usage stream through the client", async () => {
-  await using h = await harness();
-  h.server.script({
-    text: "Hello from the fake Gemini, with ünïcödé 😀.",
-    usage: { promptTokens: 21, completionTokens: 9 },
-    chunkSize: 5,
-  });
-  const { events, attempts, status } = await h.run(request({ tools: [TOOL] }));
-  assert.equal(status, 200);
-  assert.equal(attempts, 1);
-  assert.equal(text(events), "Hello from the fake Gemini, with ünïcödé 😀.");
-  assert.ok(events.filter((e) => e.type === "text").length > 5);
-  assert.deepEqual(events.at(-2), {
-    type: "usage",
-    promptTokens: 21,
-    completionTokens: 9,
-    cachedTokens: 0,
-    reasoningTokens: 0,
-  });
-  assert.deepEqual(events.at(-1), { type: "finish", reason: "stop", raw: "STOP" });
-  const sent = h.server.chats[0];
-  assert.equal(sent.path, "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
-  assert.equal(sent.flavor, "gemini");
-  assert.equal(sent.headers["x-goog-api-key"], "AIza-fake");
-  assert.ok(Array.isArray((sent.body as { contents: unknown }).contents));
-});
-
-Deno.test("gemini e2e: no key, or an empty one, reaches the server as no header", async () => {
-  for (const key of [{}, { apiKey: "" }]) {
-    await using h = await harness(key);
-    h.server.script({ text: "ok" });
-    const { events } = await h.run();
-    assertFinish(events, "stop");
-    assert.equal("x-goog-api-key" in h.server.chats[0].headers, false);
-  }
-});
-
-Deno.test("gemini e2e: thoughts stream as reasoning before the text", async () => {
-  await using h = await harness();
-  h.server.script({ reasoning: "The user greets me; greet back.", text: "Hi!" });
-  const { events } = await h.run(request({ reasoningEffort: "low" }));
-  assert.equal(text(events, "reasoning"), "The user greets me; greet back.");
-  assert.equal(text(events), "Hi!");
-  assert.ok(
-    events.findIndex((e) => e.type === "reasoning") < events.findIndex((e) => e.type === "text"),
-  );
-  assertFinish(events, "stop");
-});
-
-Deno.test("gemini e2e: a single function call comes back whole, ending as tool_calls", async () => {
-  await using h = await harness();
-  h.server.script({
-    text: "Let me read it.",
-    toolCalls: [{ name: "read", arguments: { path: "src/main.ts", lines: [1, 20] } }],
-    usage: { promptTokens: 40, completionTokens: 12 },
-  });
-  const { events } = await h.run(request({ tools: [TOOL] }));
-  const [call] = ends(events);
-  assert.equal(call.name, "read");
-  assert.equal(call.arguments, '{"path":"src/main.ts","lines":[1,20]}');
-  assert.match(call.id, /^call_\d+$/);
-  assert.deepEqual(events.at(-1), { type: "finish", reason: "tool_calls", raw: "STOP" });
-});
-
-Deno.test("gemini e2e: parallel function calls come back in order", async () => {
-  await using h = await harness();
-  h.server.script({
-    toolCalls: [
-      { id: "fc-a", name: "read", arguments: { path: "a" } },
-      { name: "read", arguments: "{}" },
-      { name: "now", arguments: "" },
-    ],
-  });
-  const { events } = await h.run(request({ tools: [TOOL] }));
-  const calls = ends(events);
-  assert.deepEqual(calls.map((c) => [c.index, c.name, c.arguments]), [
-    [0, "read", '{"path":"a"}'],
-    [1, "read", "{}"],
-    [2, "now", "{}"],
-  ]);
-  assert.equal(calls[0].id, "fc-a");
-  assert.equal(new Set(calls.map((c) => c.id)).size, 3);
-  assertFinish(events, "tool_calls");
-});
-
-Deno.test("gemini e2e: a 429 with retry-after-ms is retried after that wait", async () => {
-  await using h = await harness();
-  h.server.script(
-    { fault: { kind: "status", status: 429, retryAfterMs: 1234, message: "Slow down" } },
-    { text: "second time lucky" },
-  );
-  const { events, attempts } = await h.run();
-  assert.equal(attempts, 2);
-  assert.deepEqual(h.sleeps, [1234]);
-  assert.equal(text(events), "second time lucky");
-  assertFinish(events, "stop");
-});
-
-Deno.test("gemini e2e: a 429 without headers waits for the body's RetryInfo delay", async () => {
-  await using h = await harness();
-  h.server.script(
-    { fault: { kind: "status", status: 429, message: "Quota exceeded" } },
-    { text: "later" },
-  );
-  const { events, attempts } = await h.run();
-  assert.equal(attempts, 2);
-  assert.deepEqual(h.sleeps, [1000]);
-  assertFinish(events, "stop");
-});
-
-Deno.test("gemini e2e: 500 and 503 are retried with backoff", async () => {
-  await using h = await harness();
-  h.server.script(
-    { fault: { kind: "status", status: 500 } },
-    { fault: { kind: "status", status: 503, message: "The model is overloaded." } },
-    { text: "up again" },
-  );
-  const { events, attempts } = await h.run();
-  assert.equal(attempts, 3);
-  assert.equal(h.sleeps.length, 2);
-  assert.equal(text(events), "up again");
-  assertFinish(events, "stop");
-});
-
-Deno.test("gemini e2e: a 400 is not retried and reads clearly", async () => {
-  await using h = await harness();
-  h.server.script(
-    {
-      fault: {
-        kind: "status",
-        status: 400,
-        message: "API key not valid. Please pass a valid API key.",
-      },
-    },
-    { text: "never sent" },
-  );
-  const { events, attempts } = await h.run();
-  assert.equal(attempts, 1);
-  assert.equal(h.server.pending, 1);
-  const error = errorOf(events);
-  assert.equal(
-    error.message,
-    "400 INVALID_ARGUMENT: API key not valid. Please pass a valid API key.",
-  );
-  assert.equal(error.retryable, false);
-  assert.equal(error.status, 400);
-  assertFinish(events, "error");
-});
-
-Deno.test("gemini e2e: a dropped connection is one error and one finish", async () => {
-  await using h = await harness();
-  h.server.script({
-    text: "This answer will be cut off halfway through.",
-    chunkSize: 4,
-    fault: { kind: "drop", afterEvents: 3 },
-  });
-  const { events } = await h.run();
-  assert.equal(text(events), "This answer ");
-  assert.equal(errorOf(events).retryable, true);
-  assertFinish(events, "error");
-});
-
-Deno.test("gemini e2e: a malformed chunk is reported as such", async () => {
-  await using h = await harness();
-  h.server.script({ text: "abcdefgh", chunkSize: 2, fault: { kind: "malformed", afterEvents: 1 } });
-  const { events } = await h.run();
-  assert.equal(text(events), "ab");
-  assert.match(errorOf(events).message, /^malformed chunk from the provider/);
-  assertFinish(events, "error");
-});
-
-Deno.test("gemini e2e: an unframed mid-stream error carries Gemini's message", async () => {
-  await using h = await harness();
-  h.server.script({
-    text: "abcdefgh",
-    chunkSize: 2,
-    fault: { kind: "streamError", afterEvents: 2, message: "Internal error encountered." },
-  });
-  const { events } = await h.run();
-  assert.equal(text(events), "abcd");
-  const error = errorOf(events);
-  assert.equal(error.message, "INTERNAL: Internal error encountered.");
-  assert.equal(error.retryable, true);
-  assert.equal(error.status, 500);
-  assertFinish(events, "error");
-});
-
-Deno.test("gemini e2e: a slow first byte is waited for", async () => {
-  await using h = await harness();
-  h.server.script({ text: "eventually", fault: { kind: "slowFirstByte", delayMs: 150 } });
-  const started = performance.now();
-  const { events } = await h.run();
-  assert.ok(performance.now() - started >= 140);
-  assert.equal(text(events), "eventually");
-  assertFinish(events, "stop");
-});
-
-Deno.test("gemini e2e: models() lists the server's chat models", async () => {
-  await using h = await harness();
-  h.server.models = ["gemini-2.5-pro", "gemini-2.5-flash"];
-  assert.deepEqual(await h.client.models(), ["gemini-2.5-flash", "gemini-2.5-pro"]);
-  const listing = h.server.requests.at(-1)!;
-  assert.equal(listing.method, "GET");
-  assert.equal(listing.path, "/v1beta/models?pageSize=1000");
-  assert.equal(listing.headers["x-goog-api-key"], "AIza-fake");
-  assert.equal(listing.flavor, "gemini");
 });

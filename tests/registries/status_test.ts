@@ -6,7 +6,7 @@ import {
   type StatusText,
 } from "@amber/core";
 import { createStatusRegistry } from "@amber/registries/status";
-import { cellWidth } from "../../registries/_cell_width.ts";
+import { cellWidth } from "@amber/core/cells";
 import { conflictOf, contributionOf, errorOf, services } from "./_fixtures.ts";
 
 function segment(

@@ -2,7 +2,7 @@
 // text with wide characters) to a grid of cells, so a test can check that the bytes the diff
 // renderer wrote really leave the terminal showing the composed frame.
 
-import { forEachCluster } from "@amber/registries/cells";
+import { forEachCluster } from "@amber/core/cells";
 
 // deno-lint-ignore no-control-regex -- parsing escape sequences is the point
 const CSI = /^\x1b\[(\??)([\d;]*)([A-Za-z~])/;

@@ -2,7 +2,8 @@
 // into the app, the screen read from a virtual terminal that applies every byte it wrote.
 
 import assert from "node:assert/strict";
-import { any, type Plugin, SessionFile } from "@amber/core";
+import { any, type Plugin } from "@amber/core";
+import { SessionFile } from "@amber/core/kernel";
 import { startTui } from "./_harness.ts";
 
 const ESC = "\x1b";
@@ -27,7 +28,8 @@ Deno.test("a prompt streams its answer, rendered, and the bar shows model and to
   });
   await t.waitFor(/^›$/m, "the prompt");
   t.terminal.type("hello there\r");
-  const screen = await t.waitFor(/echo ok/);
+  // The closing fence comes a chunk after the code line: wait for the block, not only its text.
+  const screen = await t.waitFor(/echo ok\n└/);
   assert.match(screen, /› hello there/);
   assert.match(screen, /▾ thinking\nThe user says hi\./);
   assert.match(screen, /Hi! Here is bold and:/);

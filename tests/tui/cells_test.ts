@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { cellWidth, forEachCluster, truncateToCells } from "@amber/registries/cells";
+import { cellWidth, forEachCluster, truncateToCells } from "@amber/core/cells";
 
 function clusters(text: string): [string, number][] {
   const out: [string, number][] = [];

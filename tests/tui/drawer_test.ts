@@ -10,20 +10,24 @@ import { createCommandRegistry } from "@amber/registries/commands";
 import { commandEntries, Drawer, matchEntries } from "../../cli/tui/drawer.ts";
 import { plainText } from "../../cli/tui/lines.ts";
 import { parseSlash, runSlash } from "../../cli/tui/slash.ts";
-import { tuiCommandRoots } from "../../cli/tui/core_commands.ts";
+import { tuiCommands } from "../../cli/tui/core_commands.ts";
+import { coreServices, installCore } from "../../cli/core_contributions.ts";
 
 async function harness() {
-  const registries = createRegistries({
-    coreCommands: {
-      ...tuiCommandRoots(() => undefined),
-      set: {
-        help: "Change a setting",
-        subtree: { plugin: { help: "Turn a plugin on or off" } },
-        handlers: { plugin: () => "" },
-      },
-    },
-  });
+  const registries = createRegistries();
   const runtime = new PluginRuntime({ registries });
+  // Core's commands install as the host installs them: for owner "core", before any plugin.
+  installCore(registries, coreServices(runtime, "/", {}), [
+    ...tuiCommands(() => undefined),
+    {
+      kind: "command",
+      name: "set",
+      root: "set",
+      help: "Change a setting",
+      subtree: { plugin: { help: "Turn a plugin on or off" } },
+      handlers: { plugin: () => "" },
+    },
+  ], true);
   runtime.register(createHelloPlugin());
   await runtime.start();
   return { registries, runtime };

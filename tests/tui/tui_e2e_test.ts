@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { SessionFile } from "@amber/core";
+import { SessionFile } from "@amber/core/kernel";
 import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
 
 const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));

@@ -7,11 +7,11 @@
  */
 
 import type { ResolvedExecutionEnv } from "./environment.ts";
-import type { Plugin } from "./plugin.ts";
-import type { Registries } from "./registry.ts";
-import { CapabilityBoundError, ResolutionError } from "./resolution_error.ts";
-import { type Diagnostic, PluginRuntime } from "./runtime.ts";
-import type { HostServices, Workspace } from "./services.ts";
+import type { Plugin } from "../plugin.ts";
+import type { Registries } from "../registries.ts";
+import { CapabilityBoundError, ResolutionError } from "../resolution_error.ts";
+import { type Diagnostic, PluginRuntime } from "../runtime.ts";
+import type { HostServices, Workspace } from "../services.ts";
 
 /** What {@linkcode resolveSelection} needs. */
 export interface SelectionRequest {
@@ -47,13 +47,14 @@ export interface ResolvedSelection {
  *
  * @example
  * ```ts
- * import { CapabilityBoundError, resolveSelection } from "@amber/core";
+ * import assert from "node:assert/strict";
+ * import { CapabilityBoundError } from "@amber/core";
+ * import { resolveSelection } from "@amber/core/kernel";
  * import { createRegistries } from "@amber/registries";
- * try {
- *   await resolveSelection({ available: [], pluginIds: ["nope"], registries: createRegistries() });
- * } catch (error) {
- *   console.log(error instanceof CapabilityBoundError); // true
- * }
+ * await assert.rejects(
+ *   resolveSelection({ available: [], pluginIds: ["nope"], registries: createRegistries() }),
+ *   CapabilityBoundError,
+ * );
  * ```
  */
 export async function resolveSelection(request: SelectionRequest): Promise<ResolvedSelection> {

@@ -1,12 +1,13 @@
 /**
  * Child processes that run in a process group of their own, so that stopping one stops
  * everything it started; and the environment they get, without the parent's keys. The `bash`
- * tool uses them, and so does the CLI's background job service.
+ * tool uses them, and so does the CLI's background job service: this module is where both
+ * import them from, so neither depends on the other.
  *
  * @module
  */
 
-import { hasCommand } from "../_workspace.ts";
+import { hasCommand } from "./_workspace.ts";
 
 /** How long a stopped group gets between SIGTERM and SIGKILL. */
 export const STOP_GRACE_MS = 2000;
@@ -31,9 +32,12 @@ export interface ChildEnvironment {
  *
  * @example
  * ```ts
- * import { childEnvironment } from "@amber/plugins/tool_bash";
- * const { env } = childEnvironment({ PATH: "/bin", OPENAI_API_KEY: "sk-1", GH_TOKEN: "t" });
- * console.log(env); // { PATH: "/bin" }
+ * import assert from "node:assert/strict";
+ * import { childEnvironment } from "@amber/plugins/process_group";
+ * const long = "sk-0123456789";
+ * const { env, secrets } = childEnvironment({ PATH: "/bin", OPENAI_API_KEY: long, GH_TOKEN: "t" });
+ * assert.deepEqual(env, { PATH: "/bin" });
+ * assert.deepEqual(secrets, [long]);
  * ```
  */
 export function childEnvironment(source?: Record<string, string>): ChildEnvironment {
@@ -61,8 +65,9 @@ export function childEnvironment(source?: Record<string, string>): ChildEnvironm
  *
  * @example
  * ```ts
- * import { redactSecrets } from "@amber/plugins/tool_bash";
- * console.log(redactSecrets("key=sk-12345678", ["sk-12345678"])); // "key=[redacted]"
+ * import assert from "node:assert/strict";
+ * import { redactSecrets } from "@amber/plugins/process_group";
+ * assert.equal(redactSecrets("key=sk-12345678", ["sk-12345678"]), "key=[redacted]");
  * ```
  */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
@@ -116,16 +121,20 @@ export interface ProcessGroup {
  *
  * @example
  * ```ts
- * import { childEnvironment, startProcessGroup } from "@amber/plugins/tool_bash";
+ * import assert from "node:assert/strict";
+ * import { childEnvironment, startProcessGroup } from "@amber/plugins/process_group";
  * let output = "";
  * const group = await startProcessGroup({
- *   argv: ["bash", "-c", "echo hi; sleep 100"],
+ *   argv: ["bash", "-c", "echo hi; exec sleep 100"],
  *   cwd: Deno.cwd(),
  *   env: childEnvironment().env,
  *   onOutput: (text) => (output += text),
  * });
+ * while (!output.includes("hi")) await new Promise((resolve) => setTimeout(resolve, 10));
  * const exit = await group.stop();
- * console.log(exit.code !== 0); // true
+ * assert.equal(output, "hi\n");
+ * assert.equal(exit.signal, "SIGTERM");
+ * assert.equal(group.done, true);
  * ```
  */
 export async function startProcessGroup(options: ProcessGroupOptions): Promise<ProcessGroup> {
@@ -206,8 +215,10 @@ export async function startProcessGroup(options: ProcessGroupOptions): Promise<P
  *
  * @example
  * ```ts
- * import { signalGroup } from "@amber/plugins/tool_bash";
- * signalGroup(2 ** 22 + 12345, "SIGTERM"); // no such group: nothing happens
+ * import assert from "node:assert/strict";
+ * import { signalGroup } from "@amber/plugins/process_group";
+ * // No such group: nothing happens, and nothing is thrown.
+ * assert.equal(signalGroup(2 ** 22 + 12345, "SIGTERM"), undefined);
  * ```
  */
 export function signalGroup(pid: number, signal: Deno.Signal): void {

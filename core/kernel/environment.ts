@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { AssembledPrompt, SealedContext } from "./prompt.ts";
+import type { AssembledPrompt, SealedContext } from "../prompt.ts";
 import type {
   ActionCapability,
   GateCapability,
@@ -13,10 +13,11 @@ import type {
   HookCapability,
   PhaseHookPoint,
   StateKeyCapability,
-} from "./kernel.ts";
-import { PHASE_HOOK_POINTS } from "./kernel.ts";
-import type { NamedEntry, NamedRegistry, Registries } from "./registry.ts";
-import type { ToolCallContext, ToolDefinition, ToolEntry, ToolResult } from "./tool.ts";
+} from "../hooks.ts";
+import { PHASE_HOOK_POINTS } from "../hooks.ts";
+import type { Registries } from "../registries.ts";
+import type { NamedEntry, NamedRegistry } from "../registry.ts";
+import type { ToolCallContext, ToolDefinition, ToolEntry, ToolResult } from "../tool.ts";
 
 /**
  * Everything a step runs with. Hooks, gates and guards are in dependency order (a plugin's
@@ -52,10 +53,12 @@ export interface ResolvedExecutionEnv {
  *
  * @example
  * ```ts
- * import { buildEnvironment } from "@amber/core";
+ * import assert from "node:assert/strict";
+ * import { buildEnvironment } from "@amber/core/kernel";
  * import { createRegistries } from "@amber/registries";
  * const env = buildEnvironment(createRegistries(), [], 0);
- * console.log(env.tools.size, env.hooks.StepStart.length); // 0 0
+ * assert.equal(env.tools.size, 0);
+ * assert.equal(env.hooks.StepStart.length, 0);
  * ```
  */
 export function buildEnvironment(

@@ -8,9 +8,9 @@
  */
 
 import { join } from "node:path";
-import { AmberError } from "./errors.ts";
-import type { StateCommand } from "./kernel.ts";
-import type { Message } from "./message.ts";
+import { AmberError } from "../errors.ts";
+import type { StateCommand } from "../hooks.ts";
+import type { Message } from "../message.ts";
 
 /** The first line of a session file. */
 export interface SessionHeader {
@@ -83,12 +83,14 @@ const ID_PATTERN = /^[A-Za-z0-9_-]+$/;
  *
  * @example
  * ```ts
- * import { parseSession } from "@amber/core";
+ * import assert from "node:assert/strict";
+ * import { parseSession } from "@amber/core/kernel";
  * const text = '{"type":"session","id":"s1","created":"2026-11-30T00:00:00Z","workspace":"/w"}\n' +
  *   '{"type":"step","step":0,"at":"2026-11-30T00:00:01Z","messages":[{"role":"user","content":"hi"}]}\n' +
  *   '{"type":"step","step":1,"at":';
  * const session = parseSession(text, "s1.jsonl");
- * console.log(session.steps.length, session.torn?.line); // 1 3
+ * assert.equal(session.steps.length, 1);
+ * assert.equal(session.torn?.line, 3);
  * ```
  */
 export function parseSession(text: string, path: string): LoadedSession {
@@ -140,8 +142,9 @@ export function parseSession(text: string, path: string): LoadedSession {
  *
  * @example
  * ```ts
- * import { newSessionId } from "@amber/core";
- * console.log(/^\d{8}-\d{6}-[0-9a-f]{6}$/.test(newSessionId(new Date()))); // true
+ * import assert from "node:assert/strict";
+ * import { newSessionId } from "@amber/core/kernel";
+ * assert.match(newSessionId(new Date()), /^\d{8}-\d{6}-[0-9a-f]{6}$/);
  * ```
  */
 export function newSessionId(now: Date): string {
@@ -156,13 +159,14 @@ export function newSessionId(now: Date): string {
  *
  * @example
  * ```ts
- * import { SessionFile } from "@amber/core";
+ * import assert from "node:assert/strict";
+ * import { SessionFile } from "@amber/core/kernel";
  * const dir = await Deno.makeTempDir();
  * const file = await SessionFile.create(dir, { id: "demo", workspace: "/w" });
  * await file.append({ step: 0, messages: [{ role: "user", content: "hi" }] });
  * file.close();
  * const loaded = await SessionFile.load(dir, "demo");
- * console.log(loaded.messages.length); // 1
+ * assert.equal(loaded.messages.length, 1);
  * ```
  */
 export class SessionFile {
@@ -295,8 +299,9 @@ export interface SessionSummary {
  *
  * @example
  * ```ts
- * import { listSessions } from "@amber/core";
- * console.log(await listSessions(await Deno.makeTempDir())); // []
+ * import assert from "node:assert/strict";
+ * import { listSessions } from "@amber/core/kernel";
+ * assert.deepEqual(await listSessions(await Deno.makeTempDir()), []);
  * ```
  */
 export async function listSessions(configDir: string): Promise<SessionSummary[]> {

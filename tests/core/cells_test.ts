@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { cellWidth, codePointWidth, truncateToCells } from "../../registries/_cell_width.ts";
+import { cellWidth, codePointWidth, forEachCluster, truncateToCells } from "@amber/core/cells";
 
 Deno.test("printable ASCII takes one cell per character", () => {
   assert.equal(cellWidth(""), 0);
@@ -86,4 +86,53 @@ Deno.test("truncateToCells output always fits and keeps a prefix of the text", (
     }),
     { numRuns: 500 },
   );
+});
+
+Deno.test("clusters are the text's grapheme clusters, and their widths add up to cellWidth", () => {
+  const segmenter = new Intl.Segmenter("en", { granularity: "grapheme" });
+  const pieces = [
+    "a",
+    "e\u0301",
+    "中",
+    "👍🏽",
+    "👨‍👩‍👧",
+    "🇯🇵",
+    "❤️",
+    "1️⃣",
+    "\u200d",
+    "\u0301",
+    "\t",
+    "ｶﾞ",
+  ];
+  fc.assert(
+    fc.property(
+      fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string({ unit: "grapheme-composite" }))),
+      (parts) => {
+        const text = parts.join("");
+        const found: [string, number][] = [];
+        forEachCluster(text, (cluster, width) => found.push([cluster, width]));
+        assert.deepEqual(found.map(([c]) => c), [...segmenter.segment(text)].map((s) => s.segment));
+        assert.equal(found.reduce((sum, [, w]) => sum + w, 0), cellWidth(text));
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+Deno.test("a mark after printable ASCII stays with its letter, in clusters and when cut", () => {
+  const found: string[] = [];
+  forEachCluster("abe\u0301", (cluster) => found.push(cluster));
+  assert.deepEqual(found, ["a", "b", "e\u0301"]);
+  assert.equal(truncateToCells("abcde\u0301fg", 6), "abcde\u0301…");
+  assert.equal(truncateToCells("abcdefg\u0301", 6), "abcde…");
+});
+
+Deno.test("an emoji sequence is one glyph of two cells; a joiner joins emoji only", () => {
+  assert.equal(cellWidth("☝🏽"), 2, "a text-presentation base with a skin tone");
+  assert.equal(cellWidth("👩🏽‍💻"), 2);
+  assert.equal(cellWidth("🏴󠁧󠁢󠁥󠁮󠁧󠁿"), 2, "a tag sequence flag");
+  assert.equal(cellWidth("中\u200d中"), 4, "two ideographs stay two glyphs");
+  assert.equal(cellWidth("a\ufe0f"), 2, "VS16 widens a narrow base");
+  assert.equal(cellWidth("\ufe0f"), 0, "VS16 alone has nothing to widen");
+  assert.equal(cellWidth("\u302a"), 0, "a wide combining tone mark takes no cell of its own");
 });

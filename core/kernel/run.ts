@@ -9,10 +9,10 @@
  * @module
  */
 
-import type { ApprovalPolicy } from "./config.ts";
-import type { ChatRequest, FinishReason, StreamEvent, StreamSink } from "./dialect.ts";
+import type { ApprovalPolicy } from "../config.ts";
+import type { ChatRequest, FinishReason, StreamEvent, StreamSink } from "../dialect.ts";
 import type { ResolvedExecutionEnv } from "./environment.ts";
-import { describeError } from "./errors.ts";
+import { describeError } from "../errors.ts";
 import type {
   GateInput,
   GateOutcome,
@@ -20,12 +20,12 @@ import type {
   PhaseHookPoint,
   RunEndDecision,
   StateCommand,
-} from "./kernel.ts";
-import type { Message, ToolCall } from "./message.ts";
-import { CapabilityBoundError } from "./resolution_error.ts";
-import type { PluginRuntime } from "./runtime.ts";
+} from "../hooks.ts";
+import type { Message, ToolCall } from "../message.ts";
+import { CapabilityBoundError } from "../resolution_error.ts";
+import type { PluginRuntime } from "../runtime.ts";
 import { resolveSelection, type SelectionRequest } from "./selection.ts";
-import type { ToolResult } from "./tool.ts";
+import type { ToolResult } from "../tool.ts";
 import type { SessionFile } from "./transcript.ts";
 
 /** What the kernel needs of a model client; `ProviderClient` of @amber/providers is one. */
@@ -158,7 +158,9 @@ const NEVER = new AbortController().signal;
  *
  * @example
  * ```ts
- * import { PluginRuntime, runAgent, type ModelPort } from "@amber/core";
+ * import assert from "node:assert/strict";
+ * import { PluginRuntime } from "@amber/core";
+ * import { type ModelPort, runAgent } from "@amber/core/kernel";
  * import { createRegistries } from "@amber/registries";
  * // A model that answers every request with one text delta.
  * const model: ModelPort = {
@@ -171,7 +173,8 @@ const NEVER = new AbortController().signal;
  * const runtime = new PluginRuntime({ registries: createRegistries() });
  * await runtime.start();
  * const result = await runAgent({ runtime, model, modelName: "m", prompt: "Hi", approval: "auto" });
- * console.log(result.cause.kind, result.messages.at(-1)?.content); // "completed" "Hello!"
+ * assert.equal(result.cause.kind, "completed");
+ * assert.equal(result.messages.at(-1)?.content, "Hello!");
  * ```
  */
 export async function runAgent(options: RunOptions): Promise<RunResult> {
@@ -187,7 +190,8 @@ export async function runAgent(options: RunOptions): Promise<RunResult> {
  *
  * @example
  * ```ts
- * import { runSelection, type ModelPort } from "@amber/core";
+ * import assert from "node:assert/strict";
+ * import { type ModelPort, runSelection } from "@amber/core/kernel";
  * import { createRegistries } from "@amber/registries";
  * const model: ModelPort = {
  *   stream: () => Promise.reject(new Error("never called")),
@@ -201,7 +205,7 @@ export async function runAgent(options: RunOptions): Promise<RunResult> {
  *   prompt: "Hi",
  *   approval: "auto",
  * });
- * console.log(result.cause.kind === "error" && result.cause.failure.kind); // "capabilityBound"
+ * assert.equal(result.cause.kind === "error" && result.cause.failure.kind, "capabilityBound");
  * ```
  */
 export async function runSelection(

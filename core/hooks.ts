@@ -14,8 +14,9 @@ import type { ToolResult } from "./tool.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PHASE_HOOK_POINTS } from "@amber/core";
- * console.log(PHASE_HOOK_POINTS[0]); // "StepStart"
+ * assert.equal(PHASE_HOOK_POINTS[0], "StepStart");
  * ```
  */
 export const PHASE_HOOK_POINTS: readonly PhaseHookPoint[] = Object.freeze([
@@ -45,11 +46,13 @@ export type StateCommand =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { HookReaction } from "@amber/core";
  * const reaction: HookReaction = {
  *   state: [{ op: "set", key: "todo.count", value: 3 }],
  *   messages: [{ role: "user", content: "Reminder: 3 todos are open." }],
  * };
+ * assert.equal(reaction.state?.length, 1);
  * ```
  */
 export interface HookReaction {
@@ -78,8 +81,11 @@ export interface HookInput {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { HookCapability } from "@amber/core";
  * const hook: HookCapability = { kind: "hook", name: "count", point: "StepEnd", run: () => ({}) };
+ * const input = { point: "StepEnd" as const, step: 0, transcript: [], state: new Map() };
+ * assert.deepEqual(await hook.run(input), {});
  * ```
  */
 export interface HookCapability {
@@ -118,6 +124,7 @@ export interface GateInput {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { GateCapability } from "@amber/core";
  * const gate: GateCapability = {
  *   kind: "gate",
@@ -127,6 +134,9 @@ export interface GateInput {
  *       ? { kind: "block", reason: "rm -rf is not allowed here" }
  *       : { kind: "allow" },
  * };
+ * const call = { id: "c1", name: "bash", arguments: '{"command":"rm -rf /"}' };
+ * const outcome = await gate.check({ call, args: {}, state: new Map() });
+ * assert.deepEqual(outcome, { kind: "block", reason: "rm -rf is not allowed here" });
  * ```
  */
 export interface GateCapability {
@@ -158,6 +168,7 @@ export interface GuardInput {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { GuardCapability } from "@amber/core";
  * const guard: GuardCapability = {
  *   kind: "guard",
@@ -167,6 +178,8 @@ export interface GuardInput {
  *       ? { kind: "complete" }
  *       : { kind: "steer", feedback: "Run the tests before you finish." },
  * };
+ * const input = { step: 3, transcript: [], state: new Map([["tests.green", false]]) };
+ * assert.equal((await guard.decide(input)).kind, "steer");
  * ```
  */
 export interface GuardCapability {
@@ -184,12 +197,15 @@ export interface GuardCapability {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { ActionCapability } from "@amber/core";
  * const action: ActionCapability = {
  *   kind: "action",
  *   name: "deploy",
  *   run: ({ correlationId }) => Promise.resolve({ ok: true, output: `queued ${correlationId}` }),
  * };
+ * const call = { id: "c7", name: "deploy", arguments: "{}" };
+ * assert.deepEqual(await action.run({ correlationId: "c7", call }), { ok: true, output: "queued c7" });
  * ```
  */
 export interface ActionCapability {
@@ -206,8 +222,10 @@ export interface ActionCapability {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { StateKeyCapability } from "@amber/core";
  * const key: StateKeyCapability = { kind: "state", name: "todo.count", initial: 0 };
+ * assert.equal(key.initial, 0);
  * ```
  */
 export interface StateKeyCapability {

@@ -1,0 +1,167 @@
+/**
+ * `plugins.lock.json`: the record of the third-party plugins `amber plugins add` accepted, in
+ * the config directory. Reading it checks its whole shape (a file that is not a valid lock is
+ * refused, never overwritten); writing it is atomic.
+ *
+ * @module
+ */
+
+import { isAbsolute, join } from "node:path";
+import { describeError } from "@amber/core";
+import { ThirdPartyPluginError } from "./third_party_error.ts";
+
+/** The lock file's name in the config directory. */
+export const PLUGIN_LOCK_FILE = "plugins.lock.json";
+
+/** Where a third-party plugin comes from. */
+export type PluginSourceKind = "file" | "npm" | "jsr";
+
+/** One added plugin, as `plugins.lock.json` records it. */
+export interface PluginLockEntry {
+  /** The plugin's id when it was added. */
+  readonly id: string;
+  /** Its display name when it was added (listed even when it cannot be loaded). */
+  readonly name: string;
+  /** Its version when it was added. */
+  readonly version: string;
+  /** Its category when it was added. */
+  readonly category?: string;
+  /** Its description when it was added. */
+  readonly description?: string;
+  /** What `amber plugins add` takes again: an absolute path, `npm:...` or `jsr:...`. */
+  readonly spec: string;
+  /** Where it comes from. */
+  readonly kind: PluginSourceKind;
+  /** What is imported: a file URL, the npm specifier, or the JSR specifier pinned to a version. */
+  readonly specifier: string;
+  /** The URL of the file whose bytes `sha256` covers. */
+  readonly resolved: string;
+  /** The sha256 of that file, lowercase hex. */
+  readonly sha256: string;
+  /** When it was added or last accepted, ISO 8601. */
+  readonly addedAt: string;
+}
+
+/** The contents of `plugins.lock.json`. */
+export interface PluginLock {
+  /** The format's version. */
+  readonly version: 1;
+  /** The added plugins, in the order they load. */
+  readonly plugins: readonly PluginLockEntry[];
+}
+
+/**
+ * The path of `plugins.lock.json` in `configDir`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { pluginLockPath } from "@amber/cli/third-party";
+ * assert.equal(pluginLockPath("/cfg"), "/cfg/plugins.lock.json");
+ * ```
+ */
+export function pluginLockPath(configDir: string): string {
+  return join(configDir, PLUGIN_LOCK_FILE);
+}
+
+/**
+ * Reads the lock; a missing file is an empty lock. A file that is not a valid lock is an error
+ * naming it (and is never overwritten: `add` and `remove` refuse until it is fixed or deleted).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readPluginLock } from "@amber/cli/third-party";
+ * const dir = await Deno.makeTempDir();
+ * assert.deepEqual(await readPluginLock(dir), { version: 1, plugins: [] });
+ * await Deno.writeTextFile(`${dir}/plugins.lock.json`, '{ "version": 2, "plugins": [] }');
+ * await assert.rejects(readPluginLock(dir), /unknown version 2 \(expected 1\)/);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function readPluginLock(configDir: string): Promise<PluginLock> {
+  const path = pluginLockPath(configDir);
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return { version: 1, plugins: [] };
+    throw new ThirdPartyPluginError(path, `${path}: cannot be read: ${describeError(error)}`, {
+      cause: error,
+    });
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new ThirdPartyPluginError(path, `${path}: not valid JSON: ${describeError(error)}`, {
+      cause: error,
+    });
+  }
+  const problem = lockProblem(data);
+  if (problem !== undefined) {
+    throw new ThirdPartyPluginError(
+      path,
+      `${path}: ${problem}; fix it, or delete it and add the plugins again`,
+    );
+  }
+  return data as PluginLock;
+}
+
+/**
+ * Writes the lock atomically (a temporary file, then a rename) and returns its path.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readPluginLock, writePluginLock } from "@amber/cli/third-party";
+ * const dir = await Deno.makeTempDir();
+ * const path = await writePluginLock(dir, { version: 1, plugins: [] });
+ * assert.equal(path, `${dir}/plugins.lock.json`);
+ * assert.deepEqual(await readPluginLock(dir), { version: 1, plugins: [] });
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function writePluginLock(configDir: string, lock: PluginLock): Promise<string> {
+  const path = pluginLockPath(configDir);
+  await Deno.mkdir(configDir, { recursive: true });
+  const temp = `${path}.tmp-${crypto.randomUUID()}`;
+  try {
+    await Deno.writeTextFile(temp, `${JSON.stringify(lock, null, 2)}\n`);
+    await Deno.rename(temp, path);
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    throw new ThirdPartyPluginError(path, `${path}: cannot be written: ${describeError(error)}`, {
+      cause: error,
+    });
+  }
+  return path;
+}
+
+function lockProblem(data: unknown): string | undefined {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return "not an object";
+  const lock = data as { version?: unknown; plugins?: unknown };
+  if (lock.version !== 1) return `unknown version ${JSON.stringify(lock.version)} (expected 1)`;
+  if (!Array.isArray(lock.plugins)) return "plugins is not a list";
+  const strings = ["id", "name", "version", "spec", "specifier", "resolved", "addedAt"] as const;
+  for (let i = 0; i < lock.plugins.length; i++) {
+    const entry = lock.plugins[i] as { [key: string]: unknown } | null;
+    if (typeof entry !== "object" || entry === null) return `plugins[${i}] is not an object`;
+    for (const key of strings) {
+      if (typeof entry[key] !== "string") return `plugins[${i}].${key} is not a string`;
+    }
+    if (entry.kind !== "file" && entry.kind !== "npm" && entry.kind !== "jsr") {
+      return `plugins[${i}].kind is not file, npm or jsr`;
+    }
+    if (typeof entry.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(entry.sha256)) {
+      return `plugins[${i}].sha256 is not 64 hex digits`;
+    }
+    if (entry.kind === "file" && !isAbsolute(entry.spec as string)) {
+      return `plugins[${i}].spec is not an absolute path`;
+    }
+  }
+  const ids = lock.plugins.map((entry) => (entry as { id: string }).id);
+  const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (repeated !== undefined) return `plugin id '${repeated}' appears twice`;
+  return undefined;
+}

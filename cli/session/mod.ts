@@ -1,0 +1,54 @@
+/**
+ * `@amber/cli/session`: one agent session, without the terminal UI. An {@linkcode AgentSession}
+ * owns what lives longer than a step of a run: the provider (resolved once; switched through
+ * the session), the session file (created, resumed, a torn last line moved aside), the approvals
+ * answered "always", the sub-agents of the `task` tool (each with its own file
+ * `<parent>-taskN`, unable to start more), token totals and allowance readouts, and one stream
+ * of {@linkcode SessionEvent}s. `amber run`, `amber demo` and the interactive session are front
+ * ends over it: they render its events and answer its questions (approval, cancel).
+ *
+ * @example A turn against amber's fake provider on loopback
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openHost } from "@amber/cli";
+ * import { AgentSession, type SessionEvent } from "@amber/cli/session";
+ * import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
+ *
+ * await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+ * server.script({ text: "Hello from the fake model." });
+ * const configDir = await Deno.makeTempDir();
+ * const session = await AgentSession.open({
+ *   openHost: (services) => openHost({ ...services, configDir, workspace: configDir }),
+ *   overrides: { provider: "openai", model: "fake-model", baseUrl: `${server.url}/v1` },
+ *   env: () => "sk-fake-key",
+ * });
+ * const events: SessionEvent["type"][] = [];
+ * session.subscribe((event) => events.push(event.type));
+ * const result = await session.turn("Say hello.");
+ * assert.equal(result.cause.kind, "completed");
+ * assert.equal(result.messages.at(-1)?.content, "Hello from the fake model.");
+ * assert.deepEqual([events[0], events.at(-1)], ["session", "end"]);
+ * assert.match(session.id ?? "", /^\d{8}-\d{6}-/);
+ * session.close();
+ * await session.host.close();
+ * await Deno.remove(configDir, { recursive: true });
+ * ```
+ *
+ * @module
+ */
+
+export {
+  AgentSession,
+  type AgentSessionOptions,
+  type ApprovalHandler,
+  type SessionHostServices,
+  type TurnOptions,
+} from "./session.ts";
+export {
+  describeEnd,
+  exitCodeOf,
+  type SessionEvent,
+  type SessionListener,
+  type SessionNotice,
+} from "./events.ts";
+export { type ProviderResolution, providerSnapshot, resolveProviderFor } from "./provider.ts";

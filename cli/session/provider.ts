@@ -1,0 +1,87 @@
+/**
+ * The provider as a session holds it, and the account readouts a status bar shows for it. This
+ * is the one place a provider is resolved from the command line and config.yaml: a session
+ * resolves once when it opens and again only when it is switched; the host's own status
+ * snapshot (`amber status`, with no session) asks here too.
+ *
+ * @module
+ */
+
+import { emptyStatusSnapshot, type Registries, type StatusSnapshot } from "@amber/core";
+import {
+  accountSettings,
+  type EnvReader,
+  type ProviderHost,
+  type ProviderOverrides,
+  type ResolvedProvider,
+  resolveProvider,
+} from "../provider_settings.ts";
+
+/** How resolving a provider went: the provider, or the error that says why not. */
+export type ProviderResolution =
+  | { readonly ok: true; readonly resolved: ResolvedProvider }
+  | { readonly ok: false; readonly error: Error };
+
+/**
+ * Resolves the provider `overrides` and config.yaml name; a problem (an unknown preset, a plugin
+ * that is off, a bad URL) is returned, not thrown, so that a session can still open and say so,
+ * and a status bar can show no account instead of failing.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openHost } from "@amber/cli";
+ * import { resolveProviderFor } from "./provider.ts";
+ * const host = await openHost({ configDir: await Deno.makeTempDir(), thirdParty: false });
+ * const ollama = resolveProviderFor(host, { provider: "ollama" }, () => undefined);
+ * assert.equal(ollama.ok && ollama.resolved.settings.baseUrl, "http://127.0.0.1:11434/v1");
+ * assert.equal(resolveProviderFor(host, { provider: "nope" }).ok, false);
+ * await host.close();
+ * ```
+ */
+export function resolveProviderFor(
+  host: ProviderHost,
+  overrides: ProviderOverrides,
+  env?: EnvReader,
+): ProviderResolution {
+  try {
+    return { ok: true, resolved: resolveProvider(host, overrides, env) };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
+  }
+}
+
+/**
+ * The status snapshot for a provider: the model, the effort, and the cached wallet and
+ * allowance readouts of its account (empty when the provider has no wallet, or no allowance was
+ * ever recorded for it). Without a provider, only the model asked for.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createRegistries } from "@amber/registries";
+ * import { providerSnapshot } from "./provider.ts";
+ * const snapshot = providerSnapshot(createRegistries(), undefined, "some-model");
+ * assert.equal(snapshot.model, "some-model");
+ * assert.equal(snapshot.wallet, "");
+ * ```
+ */
+export function providerSnapshot(
+  registries: Registries,
+  resolved: ResolvedProvider | undefined,
+  model: string,
+): StatusSnapshot {
+  const base = emptyStatusSnapshot();
+  // A provider that cannot be used shows no account; what uses it says why.
+  if (resolved === undefined) return { ...base, model, wallet: "", allowance: "" };
+  const request = accountSettings(resolved);
+  const { wallet, allowance } = registries;
+  const hasWallet = wallet.entries().some((entry) => entry.id === request.provider);
+  return {
+    ...base,
+    model: resolved.model,
+    reasoningEffort: resolved.reasoningEffort ?? "",
+    wallet: hasWallet ? wallet.readout(request) : "",
+    allowance: allowance.snapshot(request) === undefined ? "" : allowance.readout(request),
+  };
+}

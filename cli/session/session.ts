@@ -1,0 +1,395 @@
+/**
+ * The agent session: everything that lives longer than one step of a run. It holds the provider
+ * (resolved once, switched only through it), the session file (created by the first turn, or
+ * resumed, a torn last line moved aside), the approvals answered "always", the sub-agents the
+ * `task` tool starts, the token totals and the allowance readouts, and one stream of events.
+ * `amber run`, `amber demo`, the interactive session and `task` all drive it; a front end renders
+ * its events and answers its two questions: may this tool run (the turn's `ask`), and stop (the
+ * turn's `signal`).
+ *
+ * @module
+ */
+
+import type {
+  ApprovalPolicy,
+  Dialect,
+  Message,
+  StateCommand,
+  StatusSnapshot,
+  SubagentService,
+} from "@amber/core";
+import {
+  type ApprovalAnswer,
+  type ApprovalRequest,
+  newSessionId,
+  runAgent,
+  type RunResult,
+  SessionFile,
+} from "@amber/core/kernel";
+import { ProviderClient } from "@amber/providers/client";
+import type { Host, HostOptions } from "../host.ts";
+import {
+  accountSettings,
+  type EnvReader,
+  type ProviderOverrides,
+  requireKey,
+  type ResolvedProvider,
+} from "../provider_settings.ts";
+import { describeEnd, type SessionEvent, type SessionListener } from "./events.ts";
+import { providerSnapshot, resolveProviderFor } from "./provider.ts";
+
+/** Answers an approval question; `signal` is aborted when the question is moot (a cancel). */
+export type ApprovalHandler = (
+  request: ApprovalRequest,
+  signal: AbortSignal,
+) => Promise<ApprovalAnswer>;
+
+/** What the session gives the host it opens. */
+export type SessionHostServices = Required<Pick<HostOptions, "subagents">>;
+
+/** What {@linkcode AgentSession.open} takes. */
+export interface AgentSessionOptions {
+  /**
+   * Opens the host with the session's services (its sub-agent service); the front end adds its
+   * own (UI, commands, a cancel signal) and the embedder its plugins and directories.
+   */
+  readonly openHost: (services: SessionHostServices) => Promise<Host>;
+  /** `--provider`, `--model`, `--base-url`, `--effort`. */
+  readonly overrides?: ProviderOverrides;
+  /** The approval policy; config.yaml's `approval`, else `ask`, by default. */
+  readonly approval?: ApprovalPolicy;
+  /** The most model calls per turn; 50 by default. */
+  readonly maxSteps?: number;
+  /** Reads an environment variable (the key); `Deno.env.get` by default. */
+  readonly env?: EnvReader;
+}
+
+/** What one turn runs with. */
+export interface TurnOptions {
+  /** Cancels the turn; the kernel commits what was done, marked cancelled. */
+  readonly signal?: AbortSignal;
+  /** Answers approval questions; without it, a tool that needs approval is denied. */
+  readonly ask?: ApprovalHandler;
+}
+
+const NEVER = new AbortController().signal;
+
+/**
+ * One agent session. See the module documentation of `@amber/cli/session` for an example
+ * that runs a turn.
+ */
+export class AgentSession {
+  readonly #options: AgentSessionOptions;
+  readonly #listeners = new Set<SessionListener>();
+  readonly #always = new Set<string>();
+  // The `task` tool's service. The host needs it before its plugins start (so `task` installs),
+  // and the session needs the started host: so the session exists first, owns this object and
+  // hands it to the host it opens. No holder is bound later: `run` is this session's method from
+  // the start, and nothing can call it before `open` returns, as `task` runs only inside a turn.
+  readonly #subagents: SubagentService = {
+    run: (prompt, { signal }) => this.#subagent(prompt, signal),
+  };
+  #host: Host | undefined;
+  #tasks = 0;
+  #approval: ApprovalPolicy = "ask";
+  #overrides: ProviderOverrides;
+  #resolved: ResolvedProvider | undefined;
+  #dialect: Dialect | undefined;
+  #client: ProviderClient | undefined;
+  #key: string | undefined;
+  #problem: Error | undefined;
+  #file: SessionFile | undefined;
+  #history: Message[] = [];
+  #state: StateCommand[] = [];
+  #step = 0;
+  #usage = { promptTokens: 0, completionTokens: 0 };
+  #ask: ApprovalHandler | undefined;
+
+  private constructor(options: AgentSessionOptions) {
+    this.#options = options;
+    this.#overrides = { ...options.overrides };
+  }
+
+  /**
+   * Opens a session: opens the host with the session's sub-agent service, then resolves the
+   * provider once (a problem is kept and said by {@linkcode AgentSession.problem}, not thrown).
+   */
+  static async open(options: AgentSessionOptions): Promise<AgentSession> {
+    const session = new AgentSession(options);
+    const host = await options.openHost({ subagents: session.#subagents });
+    session.#host = host;
+    session.#approval = options.approval ?? host.config.approval ?? "ask";
+    session.#resolve();
+    return session;
+  }
+
+  /** The started host the session runs on. */
+  get host(): Host {
+    // Set by `open` before anyone holds the session.
+    return this.#host!;
+  }
+
+  /** Listens to the session's events; returns what stops listening. */
+  subscribe(listener: SessionListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** The session id, once the first turn created the file (or one was resumed). */
+  get id(): string | undefined {
+    return this.#file?.id;
+  }
+
+  /** The model in use (what was asked for, when the provider could not be resolved). */
+  get model(): string {
+    return this.#resolved?.model ?? this.#overrides.model ?? this.host.config.model ?? "";
+  }
+
+  /** The provider preset in use. */
+  get provider(): string {
+    return this.#resolved?.preset.name ?? this.#overrides.provider ?? "";
+  }
+
+  /** The command-line settings as they stand after switching model or provider. */
+  get overrides(): ProviderOverrides {
+    return this.#overrides;
+  }
+
+  /** The approval policy. */
+  get approval(): ApprovalPolicy {
+    return this.#approval;
+  }
+
+  /** Why no turn can run (no key, unknown provider), if that is so. */
+  get problem(): string | undefined {
+    return this.#problem?.message;
+  }
+
+  /** Throws the error that keeps turns from running, if there is one (for `amber run`). */
+  ready(): void {
+    if (this.#problem !== undefined) throw this.#problem;
+  }
+
+  /** The conversation so far. */
+  get messages(): readonly Message[] {
+    return this.#history;
+  }
+
+  /** The tools answered "always" in this session, asked no more until a reset or resume. */
+  get allowed(): readonly string[] {
+    return [...this.#always];
+  }
+
+  /** Tokens over every turn of this session (sub-agents not included). */
+  get usage(): { readonly promptTokens: number; readonly completionTokens: number } {
+    return { ...this.#usage };
+  }
+
+  /** The account request for wallet and allowance readouts, when the provider resolved. */
+  account(): { provider: string; baseUrl: string; apiKey?: string } | undefined {
+    return this.#resolved === undefined ? undefined : accountSettings(this.#resolved);
+  }
+
+  /** The status snapshot of the session's provider: model, effort, wallet and allowance. */
+  snapshot(): StatusSnapshot {
+    return providerSnapshot(this.host.registries, this.#resolved, this.model);
+  }
+
+  /** Switches the model; returns what the session uses now. */
+  setModel(model: string): string {
+    this.#overrides = { ...this.#overrides, model };
+    this.#resolve();
+    return this.#describe();
+  }
+
+  /** Switches the provider preset (its default model, unless one was set since). */
+  setProvider(provider: string): string {
+    const { model: _model, baseUrl: _baseUrl, ...rest } = this.#overrides;
+    this.#overrides = { ...rest, provider };
+    this.#resolve();
+    return this.#describe();
+  }
+
+  /**
+   * Runs one turn of the conversation; every step is committed before the next starts. The
+   * first turn creates the session file. Rejects when the provider cannot be used.
+   */
+  async turn(prompt: string, options: TurnOptions = {}): Promise<RunResult> {
+    this.ready();
+    const signal = options.signal ?? NEVER;
+    if (this.#file === undefined) {
+      this.#file = await this.#create(newSessionId(new Date()), prompt);
+      this.#emit({ type: "session", id: this.#file.id, resumed: false });
+    }
+    const firstStep = this.#step;
+    let next = firstStep;
+    this.#ask = options.ask;
+    try {
+      const result = await this.#run(prompt, this.#file, signal, {
+        history: this.#history,
+        historyState: this.#state,
+        firstStep,
+        onEvent: (event) => {
+          if (event.type === "stepEnd") next = event.step + 1;
+          this.#emit(event);
+        },
+      });
+      this.#history = [...result.messages];
+      this.#state = [...result.state].map(([key, value]) => ({ op: "set", key, value }));
+      this.#step = next;
+      this.#usage.promptTokens += result.usage.promptTokens;
+      this.#usage.completionTokens += result.usage.completionTokens;
+      return result;
+    } finally {
+      this.#ask = undefined;
+    }
+  }
+
+  /**
+   * Continues session `id`: its conversation becomes this one's, and the approvals answered
+   * "always" are forgotten. A cut-off last line is moved aside and said as a `torn` event.
+   */
+  async resume(id: string): Promise<{ readonly messages: readonly Message[]; tornTo?: string }> {
+    const resumed = await SessionFile.resume(this.host.configDir, id, this.#secrets());
+    this.#file?.close();
+    this.#file = resumed.file;
+    this.#history = [...resumed.session.messages];
+    this.#state = resumed.session.steps.flatMap((step) => [...(step.state ?? [])]);
+    this.#step = resumed.session.steps.length;
+    this.#always.clear();
+    if (resumed.tornTo !== undefined) this.#emit({ type: "torn", id, movedTo: resumed.tornTo });
+    this.#emit({ type: "session", id, resumed: true });
+    return resumed.tornTo === undefined
+      ? { messages: this.#history }
+      : { messages: this.#history, tornTo: resumed.tornTo };
+  }
+
+  /** Starts over: the next turn opens a new session file; "always" answers are forgotten. */
+  reset(): void {
+    this.#file?.close();
+    this.#file = undefined;
+    this.#history = [];
+    this.#state = [];
+    this.#step = 0;
+    this.#always.clear();
+  }
+
+  /** Closes the session file (the host is the opener's to close). */
+  close(): void {
+    this.#file?.close();
+  }
+
+  #emit(event: SessionEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+
+  #secrets(): string[] {
+    return this.#key === undefined ? [] : [this.#key];
+  }
+
+  #describe(): string {
+    if (this.#problem !== undefined) return `cannot use it: ${this.#problem.message}`;
+    return `provider ${this.provider}, model ${this.model}`;
+  }
+
+  // The one place a session file is created: a turn's, or a sub-agent's.
+  #create(id: string, prompt: string): Promise<SessionFile> {
+    return SessionFile.create(this.host.configDir, {
+      id,
+      workspace: this.host.workspace,
+      provider: this.#resolved!.preset.name,
+      model: this.#resolved!.model,
+      title: prompt.replace(/\s+/g, " ").slice(0, 80),
+    }, this.#secrets());
+  }
+
+  #resolve(): void {
+    const resolution = resolveProviderFor(this.host, this.#overrides, this.#options.env);
+    try {
+      if (!resolution.ok) throw resolution.error;
+      const resolved = resolution.resolved;
+      this.#key = requireKey(resolved);
+      const dialect = resolved.flavor.dialect();
+      this.#resolved = resolved;
+      this.#dialect = dialect;
+      this.#client = new ProviderClient(dialect, resolved.settings, {
+        onRetry: (info) =>
+          this.#emit({
+            type: "retry",
+            message: `${info.message}; retrying in ${(info.delayMs / 1000).toFixed(1)} s ` +
+              `(attempt ${info.attempt + 1})`,
+          }),
+      });
+      this.#problem = undefined;
+    } catch (error) {
+      this.#problem = error instanceof Error ? error : new Error(String(error));
+    }
+  }
+
+  // "Always" is remembered for the session (the kernel's own memory lasts one run); a gate's
+  // confirmation is always put to the user.
+  async #answer(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const name = request.call.name;
+    if (request.correlationId === undefined && this.#always.has(name)) return "always";
+    const ask = this.#ask;
+    if (ask === undefined) return "deny";
+    const answer = await ask(request, signal);
+    if (answer === "always") this.#always.add(name);
+    return answer;
+  }
+
+  #run(
+    prompt: string,
+    file: SessionFile,
+    signal: AbortSignal,
+    extra: Pick<
+      Parameters<typeof runAgent>[0],
+      "history" | "historyState" | "firstStep" | "onEvent" | "hostGate"
+    >,
+  ): Promise<RunResult> {
+    const resolved = this.#resolved!;
+    return runAgent({
+      ...extra,
+      runtime: this.host.runtime,
+      model: this.#client!,
+      modelName: resolved.model,
+      reasoningEffort: resolved.reasoningEffort,
+      prompt,
+      session: file,
+      approval: this.#approval,
+      // Without a handler the kernel itself denies, saying how to allow.
+      ask: this.#ask === undefined ? undefined : (request) => this.#answer(request, signal),
+      maxSteps: this.#options.maxSteps ?? 50,
+      signal,
+      onResponse: (_status, headers) => {
+        const snapshot = this.#dialect?.allowanceFromHeaders?.(headers);
+        if (snapshot !== undefined) {
+          this.host.registries.allowance.record(accountSettings(resolved), snapshot);
+        }
+      },
+    });
+  }
+
+  // A sub-agent runs on the session's provider and environment with its own session file, and
+  // cannot start another: the recursion would have no bound but max steps.
+  async #subagent(prompt: string, signal: AbortSignal): Promise<string> {
+    this.ready();
+    const parent = this.#file?.id ?? newSessionId(new Date());
+    const file = await this.#create(`${parent}-task${++this.#tasks}`, prompt);
+    try {
+      const result = await this.#run(prompt, file, signal, {
+        hostGate: ({ call }) =>
+          call.name === "task"
+            ? { kind: "block", reason: "a sub-agent cannot start another sub-agent" }
+            : { kind: "allow" },
+      });
+      if (result.cause.kind !== "completed") {
+        throw new Error(`the sub-agent ended without an answer: ${describeEnd(result.cause)}`);
+      }
+      const last = [...result.messages].reverse().find((m) => m.role === "assistant");
+      return last?.content ?? "";
+    } finally {
+      file.close();
+    }
+  }
+}

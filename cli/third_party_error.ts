@@ -1,0 +1,97 @@
+/**
+ * The errors of third-party plugins, and how a load error is told on one line of a plugin list.
+ *
+ * @module
+ */
+
+import { AmberError } from "@amber/core";
+
+/**
+ * A third-party plugin could not be added, loaded or removed. The message names the spec or
+ * file and the cause; `cause` keeps the underlying error.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ThirdPartyPluginError } from "@amber/cli/third-party";
+ * const error = new ThirdPartyPluginError("npm:nope", "npm:nope: cannot be imported: not found");
+ * assert.equal(error.name, "ThirdPartyPluginError");
+ * assert.equal(error.spec, "npm:nope");
+ * ```
+ */
+export class ThirdPartyPluginError extends AmberError {
+  /** The spec (or lock file) concerned. */
+  readonly spec: string;
+  /** Creates the error. */
+  constructor(spec: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ThirdPartyPluginError";
+    this.spec = spec;
+  }
+}
+
+/**
+ * A recorded plugin's source no longer has the hash it was added with.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PluginHashMismatchError } from "@amber/cli/third-party";
+ * const error = new PluginHashMismatchError("/p/mod.ts", "/p/mod.ts", "aa", "bb");
+ * assert.equal(error.name, "PluginHashMismatchError");
+ * assert.ok(error.message.includes("run `amber plugins add /p/mod.ts` again"));
+ * ```
+ */
+export class PluginHashMismatchError extends ThirdPartyPluginError {
+  /** The file whose bytes changed. */
+  readonly file: string;
+  /** The hash recorded when it was added. */
+  readonly expected: string;
+  /** The hash of the file now. */
+  readonly actual: string;
+  /** Creates the error. */
+  constructor(spec: string, file: string, expected: string, actual: string) {
+    super(
+      spec,
+      `${file}: refused: its sha256 changed since it was added (expected ${expected}, found ${actual}); run \`amber plugins add ${spec}\` again to accept it`,
+    );
+    this.name = "PluginHashMismatchError";
+    this.file = file;
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+/**
+ * `error` on one line, as a plugin list shows a failed plugin's reason: Deno's import errors
+ * run over several lines with colours (a code frame, then `at file:line`), so this keeps the
+ * message and, when Deno said, where. amber's own errors already name the file, so their class
+ * name is left out.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { describeLoadError } from "./third_party_error.ts";
+ * const error = new SyntaxError("Unexpected token\n\n  1 | export {,\n    at file:///p/mod.js:1:9");
+ * assert.equal(
+ *   describeLoadError(error),
+ *   "SyntaxError: Unexpected token (at file:///p/mod.js:1:9)",
+ * );
+ * ```
+ */
+export function describeLoadError(error: unknown): string {
+  const described = error instanceof AmberError ? error.message : error instanceof Error
+    // Deno wraps a module that does not parse in a TypeError whose message names the real one.
+    ? (/^[A-Z]\w*Error: /.test(error.message) ? error.message : `${error.name}: ${error.message}`)
+    : String(error);
+  // fetch says only "fetch failed"; the reason (DNS, refused, TLS) is in its cause.
+  const cause = error instanceof Error && error.cause instanceof Error &&
+      !described.includes(error.cause.message)
+    ? `: ${error.cause.message}`
+    : "";
+  // deno-lint-ignore no-control-regex
+  const text = `${described}${cause}`.replace(/\x1b\[[0-9;]*m/g, "");
+  const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const where = lines.slice(1).find((line) => line.startsWith("at "));
+  return where === undefined ? lines[0] ?? "" : `${lines[0]} (${where})`;
+}

@@ -1,0 +1,136 @@
+/**
+ * The interactive session's command adapter: what the TUI's core commands (`/model`,
+ * `/provider`, `/sessions`, `/resume`, `/clear`, `/panel`, ...) do, as calls on the agent
+ * session, the host's registries and the few things of the screen they touch.
+ *
+ * @module
+ */
+
+import type { CommandRoot, ToolCall } from "@amber/core";
+import { listSessions } from "@amber/core/kernel";
+import type { AgentSession } from "../session/mod.ts";
+import type { CommandTarget } from "./core_commands.ts";
+import type { ToolLabel, TranscriptView } from "./transcript_view.ts";
+
+/** What the commands need of the running app. */
+export interface AppControls {
+  /** The transcript. */
+  readonly transcript: TranscriptView;
+  /** Whether a turn is running. */
+  busy(): boolean;
+  /** Opens a panel full screen (it exists). */
+  showPanel(id: string): void;
+  /** Back to the bottom of the transcript, and a full repaint when `repaint`. */
+  scrollHome(repaint: boolean): void;
+  /** The session's settings changed: recompose the bar (and refetch the wallet). */
+  settingsChanged(wallet: boolean): void;
+  /** A call's label, from its tool. */
+  label(call: ToolCall): ToolLabel;
+  /** Leaves. */
+  quit(): void;
+}
+
+/**
+ * The TUI's commands over a session and an app.
+ *
+ * @example
+ * ```ts ignore
+ * const commands = new SessionCommands(session, app);
+ * transcript.notice(await commands.resume(id));
+ * ```
+ */
+export class SessionCommands implements CommandTarget {
+  readonly #session: AgentSession;
+  readonly #app: AppControls;
+
+  /** Commands acting on `session` and `app`. */
+  constructor(session: AgentSession, app: AppControls) {
+    this.#session = session;
+    this.#app = app;
+  }
+
+  /** The live command tree. */
+  tree(): readonly CommandRoot[] {
+    return this.#session.host.registries.command.tree();
+  }
+
+  /** Opens a panel full screen. */
+  openPanel(id: string): string {
+    const panels = this.#session.host.registries.panel.list();
+    if (!panels.some((panel) => panel.id === id)) {
+      return `no panel '${id}'; panels: ${panels.map((p) => p.id).join(", ") || "(none)"}`;
+    }
+    this.#app.showPanel(id);
+    return "";
+  }
+
+  /** The panels, one per line. */
+  panels(): string {
+    const panels = this.#session.host.registries.panel.list();
+    if (panels.length === 0) return "no panels";
+    return panels.map((p) => `${p.id}  ${p.title}  (${p.owner})`).join("\n") +
+      "\nopen one with /panel <id>";
+  }
+
+  /** Shows or switches the model. */
+  model(name: string): string {
+    const session = this.#session;
+    if (name === "") return `model ${session.model} (provider ${session.provider})`;
+    const said = session.setModel(name);
+    this.#app.settingsChanged(false);
+    return said;
+  }
+
+  /** Shows or switches the provider. */
+  provider(name: string): string {
+    const session = this.#session;
+    if (name === "") {
+      const presets = session.host.registries.provider.presets().map((p) => p.name);
+      return `provider ${session.provider}, model ${session.model}\npresets: ${presets.join(", ")}`;
+    }
+    const said = session.setProvider(name);
+    this.#app.settingsChanged(true);
+    return said;
+  }
+
+  /** The saved sessions. */
+  async sessions(): Promise<string> {
+    const sessions = await listSessions(this.#session.host.configDir);
+    if (sessions.length === 0) return "no saved sessions";
+    return sessions.slice(0, 20).map((s) =>
+      `${s.id}  ${String(s.steps).padStart(3)} steps  ${s.model ?? "-"}  ${
+        s.problem ? `(${s.problem}) ` : ""
+      }${s.title}`
+    ).join("\n") + "\ncontinue one with /resume <id>";
+  }
+
+  /** Continues a saved session: its conversation is replayed into the transcript. */
+  async resume(id: string): Promise<string> {
+    if (id === "") throw new Error("usage: /resume <id> (see /sessions)");
+    if (this.#app.busy()) throw new Error("a turn is running; Ctrl-C cancels it first");
+    const resumed = await this.#session.resume(id);
+    const transcript = this.#app.transcript;
+    transcript.clear();
+    transcript.replay(resumed.messages, (call) => this.#app.label(call));
+    const torn = resumed.tornTo === undefined
+      ? ""
+      : `\nits last line was cut off; it was moved to ${resumed.tornTo}`;
+    this.#app.scrollHome(false);
+    return `resumed session ${id} (${resumed.messages.length} messages)${torn}`;
+  }
+
+  /** Clears the screen and starts a new session. */
+  clear(): string {
+    if (this.#app.busy()) throw new Error("a turn is running; Ctrl-C cancels it first");
+    this.#session.reset();
+    this.#app.transcript.clear();
+    this.#app.scrollHome(true);
+    return "";
+  }
+
+  /** Leaves. */
+  quit(): string {
+    this.#app.quit();
+    return "";
+  }
+}

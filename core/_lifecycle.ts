@@ -1,0 +1,250 @@
+// Activating and deactivating one plugin: decode its config section, initialize it, install its
+// capabilities and ledger them; on the way out (or on any failure) shut it down and unwind what
+// it contributed. Nothing the plugin throws, rejects or hangs on escapes: it becomes the
+// plugin's `failed` state and a diagnostic.
+
+import { installCapabilities } from "./_install.ts";
+import {
+  ACTIVE,
+  closeScope,
+  DISABLED,
+  NO_FAILURES,
+  NOTHING_DECLINED,
+  type PluginRecord,
+} from "./_plugin_record.ts";
+import { PluginScope, type ScopeHost } from "./_plugin_scope.ts";
+import type { Capability } from "./capability.ts";
+import type { AmberConfig } from "./config.ts";
+import { describeError } from "./errors.ts";
+import type { EventBus } from "./event_bus.ts";
+import type { PluginLedger } from "./ledger.ts";
+import { type DecodedSection, decodePluginConfig } from "./plugin_config.ts";
+import type { Registries } from "./registries.ts";
+import type { OwnedRegistry } from "./registry.ts";
+import { ResolutionError } from "./resolution_error.ts";
+import type { Diagnostic } from "./runtime_types.ts";
+
+/** What the lifecycle needs of its runtime. */
+export interface LifecycleHost {
+  readonly registries: Registries;
+  readonly registryList: readonly OwnedRegistry<unknown>[];
+  readonly ledger: PluginLedger;
+  readonly events: EventBus;
+  readonly scopeHost: ScopeHost;
+  readonly records: ReadonlyMap<string, PluginRecord>;
+  // Active plugins with a liveVersion, in activation order, for refresh to poll.
+  readonly live: Set<PluginRecord>;
+  readonly timeoutMs: number;
+  config(): AmberConfig;
+  diagnose(diagnostic: Diagnostic): void;
+}
+
+/**
+ * Activates `record` if every plugin it requires is active; otherwise marks it `blocked` and
+ * says which requirement is missing.
+ */
+export async function activateIfReady(host: LifecycleHost, record: PluginRecord): Promise<void> {
+  if (record.loadFailure !== undefined) {
+    return failed(host, record, record.loadFailure, undefined, [], "load");
+  }
+  const problem = requirementProblem(host.records, record);
+  if (problem !== undefined) return block(record, problem, false);
+  // A schema may validate asynchronously; most decode at once, and awaiting a value costs a
+  // microtask, not a promise per plugin.
+  const decoded: DecodedSection = await decodePluginConfig(
+    record.plugin,
+    host.config().plugins[record.plugin.id],
+  );
+  if (!decoded.ok) {
+    const reason = decoded.errors.map((error) => error.message).join("; ");
+    return fail(host, record, reason, undefined, false, decoded.errors);
+  }
+  record.section = decoded.value;
+  const { plugin } = record;
+  record.declined = NOTHING_DECLINED;
+  record.failures = NO_FAILURES;
+  const scope = new PluginScope(plugin.id, host.scopeHost);
+  record.scope = scope;
+  let ready: unknown;
+  try {
+    const initialized = plugin.initialize(scope);
+    ready = isThenable(initialized)
+      ? await within(host, initialized, `plugin '${plugin.id}': initialize`)
+      : initialized;
+  } catch (error) {
+    return fail(host, record, `initialize failed: ${describeError(error)}`, error, false);
+  }
+  if (ready !== true) return fail(host, record, "initialize returned false", undefined, false);
+  return install(host, record, scope);
+}
+
+async function install(host: LifecycleHost, record: PluginRecord, scope: PluginScope) {
+  const { plugin } = record;
+  const id = plugin.id;
+  let capabilities: readonly Capability[];
+  try {
+    capabilities = plugin.capabilities();
+  } catch (error) {
+    return fail(host, record, `capabilities() failed: ${describeError(error)}`, error, true);
+  }
+  let live: number | undefined;
+  if (plugin.liveVersion !== undefined) {
+    try {
+      live = plugin.liveVersion();
+    } catch (error) {
+      return fail(host, record, `liveVersion() failed: ${describeError(error)}`, error, true);
+    }
+  }
+  const outcome = installCapabilities(host.registries, id, capabilities, scope, plugin.bound);
+  if (!outcome.ok) {
+    const failures = outcome.failure ? [outcome.failure] : [];
+    return fail(host, record, outcome.reason, undefined, true, failures);
+  }
+  const contributions = outcome.contributions;
+  // The record keeps its own list: the ledger takes over the array it is given.
+  host.ledger.recordAll(id, contributions.slice());
+  record.capabilities = capabilities;
+  record.installed = contributions;
+  record.declined = outcome.declined.length === 0 ? NOTHING_DECLINED : outcome.declined;
+  record.liveSeen = live;
+  record.liveFailed = undefined;
+  if (live !== undefined) host.live.add(record);
+  record.state = ACTIVE;
+  record.tickFault = false;
+  if (host.events.has("pluginEnabled")) host.events.publish("pluginEnabled", { id });
+}
+
+/** Shuts an active plugin down and unwinds its contributions; it is `disabled` afterwards. */
+export async function deactivate(host: LifecycleHost, record: PluginRecord): Promise<void> {
+  closeScope(record);
+  await shutdown(host, record);
+  unwind(host, record);
+  record.state = DISABLED;
+  const id = record.plugin.id;
+  if (host.events.has("pluginDisabled")) host.events.publish("pluginDisabled", { id });
+}
+
+/** Why `record` cannot activate now because of a requirement, or undefined when it can. */
+export function requirementProblem(
+  records: ReadonlyMap<string, PluginRecord>,
+  record: PluginRecord,
+): ResolutionError | undefined {
+  const requires = record.plugin.requires;
+  if (requires === undefined) return undefined;
+  for (const dependency in requires) {
+    const other = records.get(dependency);
+    const status = other?.state.status;
+    if (status === "active") continue;
+    const why = other === undefined
+      ? "which is not installed"
+      : status === "failed" || status === "blocked"
+      ? `which is ${status}`
+      : "which is off";
+    return new ResolutionError({
+      rule: "missing-dependency",
+      pluginIds: [record.plugin.id],
+      message: `plugin '${record.plugin.id}' requires '${dependency}', ${why}`,
+      id: dependency,
+    });
+  }
+  return undefined;
+}
+
+/** Marks `record` blocked (or failed, for a `broken` requirement such as a cycle). */
+export function block(record: PluginRecord, failure: ResolutionError, broken: boolean): void {
+  record.failures = [failure];
+  record.state = broken
+    ? { status: "failed", reason: failure.message }
+    : { status: "blocked", reason: failure.message };
+}
+
+/**
+ * Unwinds every contribution of `record`. A remove that threw may have left entries behind:
+ * they are purged and reported, so a disable is clean whatever went wrong. Without a fault
+ * nothing is swept, since a plugin never reaches a registry except through the handles the
+ * ledger just used.
+ */
+export function unwind(host: LifecycleHost, record: PluginRecord): void {
+  const id = record.plugin.id;
+  record.installed = [];
+  record.capabilities = [];
+  host.live.delete(record);
+  const faults = host.ledger.unwind(id);
+  if (faults.length === 0) return;
+  for (const fault of faults) {
+    host.diagnose({
+      pluginId: id,
+      where: `remove of '${fault.contribution.name}'`,
+      message: describeError(fault.error),
+      error: fault.error,
+    });
+  }
+  for (const registry of host.registryList) {
+    const left = registry.purge(id);
+    if (left.length > 0) {
+      host.diagnose({
+        pluginId: id,
+        where: "unwind",
+        message: `purged what its contributions left behind: ${left.join(", ")}`,
+      });
+    }
+  }
+}
+
+// Fails an activation: the plugin may hold resources from initialize, so once initialized it
+// gets the chance to release them.
+async function fail(
+  host: LifecycleHost,
+  record: PluginRecord,
+  reason: string,
+  error: unknown,
+  initialized: boolean,
+  failures: readonly ResolutionError[] = [],
+): Promise<void> {
+  closeScope(record);
+  if (initialized) await shutdown(host, record);
+  failed(host, record, reason, error, failures);
+}
+
+function failed(
+  host: LifecycleHost,
+  record: PluginRecord,
+  reason: string,
+  error: unknown,
+  failures: readonly ResolutionError[],
+  where = "activation",
+): void {
+  const id = record.plugin.id;
+  unwind(host, record);
+  record.declined = [];
+  record.failures = failures;
+  record.state = { status: "failed", reason };
+  host.diagnose({ pluginId: id, where, message: reason, error });
+  host.events.publish("pluginFailed", { id, reason });
+}
+
+async function shutdown(host: LifecycleHost, record: PluginRecord): Promise<void> {
+  const id = record.plugin.id;
+  try {
+    const done = record.plugin.shutdown();
+    if (isThenable(done)) await within(host, done, `plugin '${id}': shutdown`);
+  } catch (error) {
+    host.diagnose({ pluginId: id, where: "shutdown", message: describeError(error), error });
+  }
+}
+
+function within<T>(host: LifecycleHost, promise: PromiseLike<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not finish within ${host.timeoutMs} ms`)),
+      host.timeoutMs,
+    );
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Whether `value` has a `then` method. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
+}

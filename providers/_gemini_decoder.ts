@@ -1,0 +1,267 @@
+/**
+ * Decoding Gemini's `streamGenerateContent?alt=sse` stream: `data:` chunks of
+ * `GenerateContentResponse`, and errors Gemini writes raw (unframed, pretty-printed JSON) into
+ * the stream, into amber's neutral stream events. The decisions it makes are listed in
+ * `gemini.ts`. Private to the package.
+ *
+ * @module
+ */
+
+import type { FinishReason, StreamDecoder, StreamSink } from "@amber/core";
+import { oneLine } from "./_error_text.ts";
+import type { CallIds } from "./_gemini_call_ids.ts";
+import { describeError, type GeminiError, readError, retryableStatus } from "./_gemini_errors.ts";
+
+interface GeminiChunk {
+  candidates?: {
+    content?: { parts?: GeminiPart[] };
+    finishReason?: string;
+    finishMessage?: string;
+  }[];
+  usageMetadata?: {
+    promptTokenCount?: number;
+    candidatesTokenCount?: number;
+    thoughtsTokenCount?: number;
+    cachedContentTokenCount?: number;
+  };
+  promptFeedback?: { blockReason?: string };
+  error?: unknown;
+}
+
+interface GeminiPart {
+  text?: string;
+  thought?: boolean;
+  functionCall?: { id?: string; name?: string; args?: unknown };
+}
+
+function finishOfReason(reason: string, calls: boolean): FinishReason {
+  switch (reason) {
+    case "STOP":
+      // Gemini says STOP after function calls too.
+      return calls ? "tool_calls" : "stop";
+    case "MAX_TOKENS":
+      return "length";
+    case "SAFETY":
+    case "RECITATION":
+    case "BLOCKLIST":
+    case "PROHIBITED_CONTENT":
+    case "SPII":
+    case "IMAGE_SAFETY":
+      return "content_filter";
+    case "MALFORMED_FUNCTION_CALL":
+    case "UNEXPECTED_TOOL_CALL":
+      return "error";
+    default:
+      return "other";
+  }
+}
+
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const QUOTE = 34;
+const BACKSLASH = 92;
+
+/** Decodes one Gemini response stream into neutral events. */
+export class GeminiDecoder implements StreamDecoder {
+  readonly #ids: CallIds;
+  #done = false;
+  #calls = 0;
+  #finishReason: string | undefined = undefined;
+  #usageSeen = false;
+  #prompt = 0;
+  #candidates = 0;
+  #thoughts = 0;
+  #cached = 0;
+  // An unframed error being collected: its lines, bracket depth, and string state.
+  #raw: string[] = [];
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
+
+  /** A decoder that names id-less calls from `ids`, the conversation's own counter. */
+  constructor(ids: CallIds) {
+    this.#ids = ids;
+  }
+
+  /** One `data:` chunk. */
+  event(_name: string | undefined, data: string, sink: StreamSink): void {
+    if (this.#done) return;
+    let chunk: GeminiChunk;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      // Retryable: a corrupt chunk is a transport or server accident, not a wrong request.
+      this.#fail(sink, `malformed chunk from the provider: ${oneLine(data, 200)}`, true);
+      return;
+    }
+    if (chunk === null || typeof chunk !== "object") return;
+    if (chunk.error !== undefined) {
+      this.#failWith(readError(chunk), data, sink);
+      return;
+    }
+    // Usage first: a chunk that ends the response in error still reports what was billed.
+    const usage = chunk.usageMetadata;
+    if (usage !== undefined) {
+      this.#usageSeen = true;
+      this.#prompt = usage.promptTokenCount ?? this.#prompt;
+      this.#candidates = usage.candidatesTokenCount ?? this.#candidates;
+      this.#thoughts = usage.thoughtsTokenCount ?? this.#thoughts;
+      this.#cached = usage.cachedContentTokenCount ?? this.#cached;
+    }
+    const candidate = chunk.candidates?.[0];
+    if (candidate === undefined) {
+      // The prompt itself was blocked: no candidate at all.
+      if (chunk.promptFeedback?.blockReason !== undefined) this.#finishReason = "SAFETY";
+      return;
+    }
+    const parts = candidate.content?.parts;
+    if (parts !== undefined) {
+      for (let i = 0; i < parts.length; i++) {
+        const part = parts[i];
+        const text = part.text;
+        if (text !== undefined) {
+          if (text.length > 0) {
+            sink(
+              part.thought === true
+                ? { type: "reasoning", delta: text }
+                : { type: "text", delta: text },
+            );
+          }
+        } else if (part.functionCall !== undefined) {
+          this.#call(part.functionCall, sink);
+        }
+      }
+    }
+    const reason = candidate.finishReason;
+    if (reason === undefined) return;
+    this.#finishReason = reason;
+    if (reason === "MALFORMED_FUNCTION_CALL" || reason === "UNEXPECTED_TOOL_CALL") {
+      const detail = candidate.finishMessage ? `: ${oneLine(candidate.finishMessage)}` : "";
+      // Retryable: the model may well produce a valid call on another try.
+      this.#fail(sink, `${reason}${detail}`, true);
+    }
+  }
+
+  /** A line outside SSE framing: part of an error Gemini wrote raw into the stream. */
+  unframed(line: string, sink: StreamSink): void {
+    if (this.#done) return;
+    if (this.#raw.length === 0) {
+      // Only JSON opens an error; stray text outside one is not the model's output.
+      const first = line.trimStart().charCodeAt(0);
+      if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return;
+    }
+    this.#raw.push(line);
+    let depth = this.#depth;
+    let inString = this.#inString;
+    let escaped = this.#escaped;
+    for (let i = 0; i < line.length; i++) {
+      const c = line.charCodeAt(i);
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === BACKSLASH) escaped = true;
+        else if (c === QUOTE) inString = false;
+      } else if (c === QUOTE) inString = true;
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+      else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+    }
+    this.#depth = depth;
+    this.#inString = inString;
+    this.#escaped = escaped;
+    if (depth <= 0) this.#flushRaw(sink);
+  }
+
+  /** The end of the stream. */
+  end(sink: StreamSink): void {
+    if (this.#done) return;
+    // An error cut short by the end of the stream is still the error.
+    if (this.#raw.length > 0) {
+      this.#flushRaw(sink);
+      return;
+    }
+    const raw = this.#finishReason;
+    if (raw === undefined) {
+      this.#fail(sink, "the stream ended before the model finished (no finishReason)", true);
+      return;
+    }
+    this.#done = true;
+    this.#usage(sink);
+    const reason = finishOfReason(raw, this.#calls > 0);
+    sink({ type: "finish", reason, raw });
+  }
+
+  #call(call: { id?: string; name?: string; args?: unknown }, sink: StreamSink): void {
+    const name = call.name;
+    // A nameless call cannot be answered; it is dropped, as every dialect does.
+    if (!name) return;
+    const index = this.#calls++;
+    const id = call.id || this.#ids.next();
+    const args = call.args === undefined || call.args === null ? "{}" : JSON.stringify(call.args);
+    sink({ type: "toolCallStart", index, id, name });
+    sink({ type: "toolCallDelta", index, delta: args });
+    sink({ type: "toolCallEnd", index, id, name, arguments: args });
+  }
+
+  #flushRaw(sink: StreamSink): void {
+    const text = this.#raw.join("\n");
+    this.#raw = [];
+    this.#depth = 0;
+    this.#inString = false;
+    this.#escaped = false;
+    let error: GeminiError | undefined;
+    try {
+      error = readError(JSON.parse(text));
+    } catch {
+      error = undefined;
+    }
+    this.#failWith(error, text, sink);
+  }
+
+  /** Ends the response with Gemini's error object (or the raw text, when it is none). */
+  #failWith(error: GeminiError | undefined, raw: string, sink: StreamSink): void {
+    const code = error?.code;
+    this.#fail(
+      sink,
+      describeError(undefined, error, raw),
+      // An error without a code (unreadable) may be a passing accident too.
+      code === undefined ? true : retryableStatus(code),
+      code,
+      error?.retryDelayMs,
+    );
+  }
+
+  #usage(sink: StreamSink): void {
+    if (!this.#usageSeen) return;
+    sink({
+      type: "usage",
+      promptTokens: this.#prompt,
+      completionTokens: this.#candidates + this.#thoughts,
+      cachedTokens: this.#cached,
+      reasoningTokens: this.#thoughts,
+    });
+  }
+
+  /** Ends the response with an error: a stream that went wrong cannot be trusted further. */
+  #fail(
+    sink: StreamSink,
+    message: string,
+    retryable: boolean,
+    status?: number,
+    retryAfterMs?: number,
+  ): void {
+    this.#done = true;
+    const event: {
+      type: "error";
+      message: string;
+      retryable: boolean;
+      status?: number;
+      retryAfterMs?: number;
+    } = { type: "error", message, retryable };
+    if (status !== undefined) event.status = status;
+    if (retryAfterMs !== undefined) event.retryAfterMs = retryAfterMs;
+    sink(event);
+    this.#usage(sink);
+    sink({ type: "finish", reason: "error" });
+  }
+}
