@@ -1,14 +1,16 @@
 /**
  * amber for Deno: the public facade. A plugin author or an embedder imports from here: the core
- * contracts and runtime, the registries, and the bundled plugins.
+ * contracts and runtime (`@amber/core`), the run kernel (`@amber/core/kernel`), the registries,
+ * and the bundled plugins.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createRegistries, makeBundledPlugins, PluginRuntime } from "./mod.ts";
  * const runtime = new PluginRuntime({ registries: createRegistries() });
  * for (const plugin of makeBundledPlugins()) runtime.register(plugin);
  * await runtime.start();
- * console.log(runtime.state("hello").status); // "active"
+ * assert.equal(runtime.state("hello").status, "active");
  * await runtime.stop();
  * ```
  *

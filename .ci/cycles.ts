@@ -84,9 +84,9 @@ export async function moduleGraph(
   files: readonly string[],
   config: string,
 ): Promise<ModuleGraph> {
+  // File URLs percent-encode anything outside ASCII, so the source is ASCII and btoa takes it.
   const source = files.map((file) => `import ${JSON.stringify(pathToFileURL(file).href)};\n`);
-  const bytes = new TextEncoder().encode(source.join(""));
-  const entry = `data:application/typescript;base64,${btoa(String.fromCharCode(...bytes))}`;
+  const entry = `data:application/typescript;base64,${btoa(source.join(""))}`;
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", "--config", config, entry],
     stdout: "piped",

@@ -1,7 +1,7 @@
 // Stream decode of a ~5 MB response in 1 KB chunks, per protocol: the floor (TextDecoder, line
 // split, JSON.parse of each data payload), amber (SseDecoder + the dialect's decoder), amber's
 // whole client over a ReadableStream body, and the AI SDK's provider chain on the same bytes.
-// Run: deno bench -A bench/decode_bench.ts
+// Run: deno task bench bench/decode_bench.ts
 //      deno run -A bench/separately.ts bench/decode_bench.ts 3
 
 import { createAnthropic } from "@ai-sdk/anthropic";

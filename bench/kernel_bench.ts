@@ -2,7 +2,7 @@
 // loopback at zero latency, beside the AI SDK's generateText (and streamText) running the same
 // 200 steps against the same server, and beside the floor: the same 200 HTTP round trips with
 // nothing but reading the body. Overhead per step = (case - floor) / 200.
-// Run: deno bench -A bench/kernel_bench.ts   (or bench/separately.ts for one process per case)
+// Run: deno task bench bench/kernel_bench.ts   (or bench/separately.ts for one process per case)
 
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, isStepCount, jsonSchema, streamText, tool } from "ai";

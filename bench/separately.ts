@@ -67,7 +67,17 @@ async function listCases(): Promise<Case[]> {
 
 async function run(name: string): Promise<number | undefined> {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const args = ["bench", "-A", ...config, "--json", "--filter", `/^${escaped}$/`, file];
+  // Timing only: a type error elsewhere in the workspace must not lose a sample.
+  const args = [
+    "bench",
+    "-A",
+    "--no-check",
+    ...config,
+    "--json",
+    "--filter",
+    `/^${escaped}$/`,
+    file,
+  ];
   const output = await new Deno.Command(Deno.execPath(), { args, stdout: "piped", stderr: "null" })
     .output();
   const result = JSON.parse(new TextDecoder().decode(output.stdout)) as BenchJson;
@@ -80,8 +90,14 @@ for (let round = 0; round < rounds; round++) {
   for (const { name } of round % 2 ? [...cases].reverse() : cases) {
     const avg = await run(name);
     if (avg !== undefined) samples.get(name)!.push(avg);
+    // Progress on stderr, so a long run shows where it is and what it has so far.
+    console.error(`round ${round + 1}: ${name}: ${avg === undefined ? "failed" : format(avg)}`);
   }
 }
+function format(ns: number): string {
+  return ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1e3).toFixed(2)} µs`;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const firstOfGroup = new Map<string, number>();
 for (const { name, group } of cases) {
@@ -92,7 +108,7 @@ for (const { name, group } of cases) {
   }
   const m = median(values);
   if (!firstOfGroup.has(group)) firstOfGroup.set(group, m);
-  const figure = m >= 1e6 ? `${(m / 1e6).toFixed(2)} ms` : `${(m / 1e3).toFixed(2)} µs`;
+  const figure = format(m);
   const ratio = (m / firstOfGroup.get(group)!).toFixed(2);
   console.log(`${figure.padStart(11)}  ${ratio.padStart(6)}x  ${name}`);
 }

@@ -84,10 +84,12 @@ options:
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { main } from "@amber/cli";
  * const lines: string[] = [];
  * const code = await main(["--version"], { out: (t) => lines.push(t), err: () => {} });
- * console.log(code, lines[0].startsWith("amber ")); // 0 true
+ * assert.equal(code, 0);
+ * assert.match(lines[0], /^amber /);
  * ```
  */
 export async function main(

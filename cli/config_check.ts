@@ -26,9 +26,15 @@ export interface ConfigCheck {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkConfig } from "@amber/cli/config-check";
- * const check = await checkConfig(await Deno.makeTempDir(), []);
- * console.log(check.problems); // []
+ * const dir = await Deno.makeTempDir();
+ * assert.deepEqual((await checkConfig(dir, [])).problems, []);
+ * await Deno.writeTextFile(`${dir}/config.yaml`, "plugins:\n  ghost: {}\n");
+ * const check = await checkConfig(dir, []);
+ * assert.equal(check.problems.length, 1);
+ * assert.match(check.problems[0], /plugins\.ghost: no plugin 'ghost' is installed/);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function checkConfig(dir: string, plugins: readonly Plugin[]): Promise<ConfigCheck> {

@@ -43,13 +43,16 @@ export interface ConfigRead {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readConfigFile } from "@amber/cli/config";
  * const dir = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${dir}/config.yaml`, "model: 42\nmodle: gpt\n");
  * const read = await readConfigFile(dir);
- * console.log(read.problems.map((p) => p.message.slice(dir.length + 1)));
- * // [ "config.yaml:1:8: model: expected a string, found number 42",
- * //   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins)" ]
+ * assert.deepEqual(read.problems.map((p) => p.message.slice(dir.length + 1)), [
+ *   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins)",
+ *   "config.yaml:1:8: model: expected a string, found number 42",
+ * ]);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function readConfigFile(dir: string): Promise<ConfigRead> {
@@ -143,9 +146,15 @@ export async function readConfigFile(dir: string): Promise<ConfigRead> {
  *
  * @example
  * ```ts
- * import { loadConfigFile } from "@amber/cli/config";
- * const config = await loadConfigFile(await Deno.makeTempDir());
- * console.log(config); // { plugins: {} }
+ * import assert from "node:assert/strict";
+ * import { ConfigFileError, loadConfigFile } from "@amber/cli/config";
+ * const dir = await Deno.makeTempDir();
+ * assert.deepEqual(await loadConfigFile(dir), { plugins: {} });
+ * await Deno.writeTextFile(`${dir}/config.yaml`, "model: gpt-5\n");
+ * assert.deepEqual(await loadConfigFile(dir), { model: "gpt-5", plugins: {} });
+ * await Deno.writeTextFile(`${dir}/config.yaml`, "model: [\n");
+ * await assert.rejects(loadConfigFile(dir), ConfigFileError);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function loadConfigFile(dir: string): Promise<AmberConfig> {

@@ -54,12 +54,13 @@ interface Job {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createJobService } from "./jobs.ts";
  * const jobs = createJobService(Deno.cwd());
  * const job = await jobs.start(["bash", "-c", "echo started; sleep 100"]);
- * console.log(job.id, job.running); // "j1" true
+ * assert.deepEqual([job.id, job.running], ["j1", true]);
  * const stopped = await jobs.stop(job.id);
- * console.log(stopped.running, stopped.exitCode); // false 143
+ * assert.deepEqual([stopped.running, stopped.exitCode], [false, 143]);
  * await jobs.dispose();
  * ```
  */

@@ -1,13 +1,15 @@
 /**
  * `@amber/cli`: the `amber` command as a library: {@linkcode main} runs it in-process and
- * {@linkcode openHost} builds the headless host it runs against.
+ * {@linkcode openHost} builds the headless host it runs against. The agent session every front
+ * end drives is `@amber/cli/session`.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { main } from "@amber/cli";
  * const out: string[] = [];
  * await main(["--version"], { out: (t) => out.push(t), err: () => {} });
- * console.log(out.length); // 1
+ * assert.equal(out.length, 1);
  * ```
  *
  * @module
@@ -18,6 +20,7 @@ export type { CliCommand, CommandContext, HostExtras, Io } from "./command.ts";
 export { checkConfig, type ConfigCheck } from "./config_check.ts";
 export { ConfigFileError, type ConfigRead, loadConfigFile, readConfigFile } from "./config_file.ts";
 export { type Host, type HostOptions, openHost } from "./host.ts";
+export type { FrontEndContributions } from "./core_contributions.ts";
 export {
   accountSettings,
   type EnvReader,

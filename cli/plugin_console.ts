@@ -14,6 +14,8 @@ import type {
   PluginState,
 } from "@amber/core";
 import { describeIdBound, PluginCategory } from "@amber/core";
+import { cellWidth, truncateToCells } from "@amber/core/cells";
+import { padEndToCells } from "./text_table.ts";
 
 const CATEGORY_ORDER: readonly string[] = [
   PluginCategory.Provider,
@@ -30,8 +32,10 @@ const CATEGORY_ORDER: readonly string[] = [
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeState } from "@amber/cli/console";
- * console.log(describeState({ status: "failed", reason: "boom" })); // "failed: boom"
+ * assert.equal(describeState({ status: "failed", reason: "boom" }), "failed: boom");
+ * assert.equal(describeState({ status: "active" }), "active");
  * ```
  */
 export function describeState(state: PluginState): string {
@@ -45,8 +49,12 @@ export function describeState(state: PluginState): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeContributions } from "@amber/cli/console";
- * console.log(describeContributions([])); // "nothing"
+ * assert.equal(describeContributions([]), "nothing");
+ * const tool = { kind: "tool", name: "greet" } as never;
+ * const command = { kind: "command", name: "hello" } as never;
+ * assert.equal(describeContributions([tool, tool, command]), "2 tools, 1 command");
  * ```
  */
 export function describeContributions(contributions: readonly Contribution[]): string {
@@ -62,8 +70,11 @@ export function describeContributions(contributions: readonly Contribution[]): s
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { groupByCategory } from "@amber/cli/console";
- * console.log(groupByCategory([]).length); // 0
+ * const view = (id: string, category?: string) => ({ plugin: { id, category } }) as never;
+ * const groups = groupByCategory([view("zed", "zebras"), view("a", "tools"), view("b")]);
+ * assert.deepEqual(groups.map((group) => group.category), ["tools", "other", "zebras"]);
  * ```
  */
 export function groupByCategory(
@@ -97,9 +108,10 @@ export interface ConsoleLineOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeSource } from "@amber/cli/console";
- * console.log(describeSource({ source: "npm:amber-greeter" } as never)); // "npm:amber-greeter"
- * console.log(describeSource({} as never)); // "bundled"
+ * assert.equal(describeSource({ source: "npm:amber-greeter" } as never), "npm:amber-greeter");
+ * assert.equal(describeSource({} as never), "bundled");
  * ```
  */
 export function describeSource(view: PluginRecordView): string {
@@ -107,12 +119,26 @@ export function describeSource(view: PluginRecordView): string {
 }
 
 /**
- * The console's lines for a width.
+ * The console's lines for a width (in terminal cells): a heading per category, then a line per
+ * plugin with its columns aligned, cut with an ellipsis where it would not fit.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { pluginConsoleLines } from "@amber/cli/console";
- * console.log(pluginConsoleLines([], 80)); // [ "(no plugins)" ]
+ * const view = (id: string, name: string) =>
+ *   ({
+ *     plugin: { id, name, version: "1.0.0", category: "tools" },
+ *     state: { status: "active" },
+ *     contributions: [],
+ *   }) as never;
+ * assert.deepEqual(pluginConsoleLines([], 80), ["(no plugins)"]);
+ * assert.deepEqual(pluginConsoleLines([view("hi", "中文"), view("yo", "Yo")], 80), [
+ *   "tools",
+ *   "  hi  中文  1.0.0  active    nothing",
+ *   "  yo  Yo    1.0.0  active    nothing",
+ * ]);
+ * assert.equal(pluginConsoleLines([view("hi", "中文")], 12)[1], "  hi  中文…");
  * ```
  */
 export function pluginConsoleLines(
@@ -123,7 +149,8 @@ export function pluginConsoleLines(
   if (plugins.length === 0) return ["(no plugins)"];
   const lines: string[] = [];
   const idWidth = Math.max(...plugins.map((p) => p.plugin.id.length));
-  const nameWidth = Math.max(...plugins.map((p) => p.plugin.name.length));
+  // A name is anything its author chose (CJK, emoji): measured in cells, like the line.
+  const nameWidth = Math.max(...plugins.map((p) => cellWidth(p.plugin.name)));
   const versionWidth = Math.max(...plugins.map((p) => p.plugin.version.length));
   const contributionWidth = options.source
     ? Math.max(...plugins.map((p) => describeContributions(p.contributions).length))
@@ -132,14 +159,14 @@ export function pluginConsoleLines(
     lines.push(group.category);
     for (const view of group.plugins) {
       const contributions = describeContributions(view.contributions);
-      const line = `  ${view.plugin.id.padEnd(idWidth)}  ${view.plugin.name.padEnd(nameWidth)}  ${
-        view.plugin.version.padEnd(versionWidth)
-      }  ${describeState(view.state).padEnd(8)}  ${
+      const line = `  ${view.plugin.id.padEnd(idWidth)}  ${
+        padEndToCells(view.plugin.name, nameWidth)
+      }  ${view.plugin.version.padEnd(versionWidth)}  ${describeState(view.state).padEnd(8)}  ${
         options.source
           ? `${contributions.padEnd(contributionWidth)}  ${describeSource(view)}`
           : contributions
       }`;
-      lines.push(line.length > width ? `${line.slice(0, Math.max(0, width - 1))}…` : line);
+      lines.push(truncateToCells(line, width));
     }
   }
   return lines;
@@ -150,8 +177,10 @@ export function pluginConsoleLines(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeRequires } from "@amber/cli/console";
- * console.log(describeRequires({ requires: { base: "^1.0.0" } } as never)); // "base ^1.0.0"
+ * assert.equal(describeRequires({ requires: { base: "^1.0.0" } } as never), "base ^1.0.0");
+ * assert.equal(describeRequires({} as never), "nothing");
  * ```
  */
 export function describeRequires(plugin: Plugin): string {
@@ -166,8 +195,11 @@ export function describeRequires(plugin: Plugin): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { exact } from "@amber/core";
  * import { describeBound } from "@amber/cli/console";
- * console.log(describeBound(undefined)); // "nothing (no bound declared)"
+ * assert.equal(describeBound(undefined), "nothing (no bound declared)");
+ * assert.equal(describeBound({ tools: exact("greet") }), "tools: exact [greet]");
  * ```
  */
 export function describeBound(bound: CapabilityBound | undefined): string {
@@ -187,8 +219,13 @@ export function describeBound(bound: CapabilityBound | undefined): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeSchema } from "@amber/cli/console";
- * console.log(describeSchema({} as never)); // "none"
+ * assert.equal(describeSchema({} as never), "none");
+ * const input = () => ({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" });
+ * const config = { "~standard": { vendor: "tiny", jsonSchema: { input } } };
+ * assert.equal(describeSchema({ config } as never), '{"type":"object"}');
+ * assert.equal(describeSchema({ config: { "~standard": { vendor: "tiny" } } } as never), "a tiny schema");
  * ```
  */
 export function describeSchema(plugin: Plugin): string {

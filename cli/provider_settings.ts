@@ -24,8 +24,10 @@ export const DEFAULT_PROVIDER = "openai";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { ProviderOverrides } from "./provider_settings.ts";
  * const overrides: ProviderOverrides = { provider: "ollama", model: "qwen3-coder" };
+ * assert.equal(overrides.baseUrl, undefined, "the preset's URL applies");
  * ```
  */
 export interface ProviderOverrides {
@@ -81,9 +83,12 @@ export interface ResolvedProvider {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { UnknownProviderError } from "./provider_settings.ts";
- * console.log(new UnknownProviderError("nope", ["openai", "ollama"]).message);
- * // unknown provider 'nope'; presets: openai, ollama
+ * assert.equal(
+ *   new UnknownProviderError("nope", ["openai", "ollama"]).message,
+ *   "unknown provider 'nope'; presets: openai, ollama",
+ * );
  * ```
  */
 export class UnknownProviderError extends AmberError {
@@ -107,9 +112,13 @@ export class UnknownProviderError extends AmberError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ProviderUnavailableError } from "./provider_settings.ts";
- * console.log(new ProviderUnavailableError("deepseek", "deepseek").message);
- * // provider 'deepseek' belongs to plugin 'deepseek', which is off; turn it on with: amber plugins enable deepseek
+ * assert.equal(
+ *   new ProviderUnavailableError("deepseek", "deepseek").message,
+ *   "provider 'deepseek' belongs to plugin 'deepseek', which is off; " +
+ *     "turn it on with: amber plugins enable deepseek",
+ * );
  * ```
  */
 export class ProviderUnavailableError extends AmberError {
@@ -140,9 +149,12 @@ export class ProviderUnavailableError extends AmberError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ProviderSettingsError } from "./provider_settings.ts";
- * console.log(new ProviderSettingsError("--base-url 'x' is not an http(s) URL").name);
- * // ProviderSettingsError
+ * assert.equal(
+ *   new ProviderSettingsError("--base-url 'x' is not an http(s) URL").name,
+ *   "ProviderSettingsError",
+ * );
  * ```
  */
 export class ProviderSettingsError extends AmberError {
@@ -158,9 +170,12 @@ export class ProviderSettingsError extends AmberError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MissingKeyError } from "./provider_settings.ts";
- * console.log(new MissingKeyError("openai", "OPENAI_API_KEY").message);
- * // set OPENAI_API_KEY to use provider 'openai'
+ * assert.equal(
+ *   new MissingKeyError("openai", "OPENAI_API_KEY").message,
+ *   "set OPENAI_API_KEY to use provider 'openai'",
+ * );
  * ```
  */
 export class MissingKeyError extends AmberError {
@@ -207,11 +222,13 @@ const readEnv: EnvReader = (name) => Deno.env.get(name);
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openHost } from "@amber/cli";
  * import { resolveProvider } from "./provider_settings.ts";
  * const host = await openHost({ configDir: await Deno.makeTempDir() });
  * const resolved = resolveProvider(host, { provider: "ollama" }, () => undefined);
- * console.log(resolved.settings.baseUrl, resolved.keySet); // http://127.0.0.1:11434/v1 false
+ * assert.equal(resolved.settings.baseUrl, "http://127.0.0.1:11434/v1");
+ * assert.equal(resolved.keySet, false);
  * await host.close();
  * ```
  */
@@ -269,14 +286,14 @@ export function resolveProvider(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openHost } from "@amber/cli";
  * import { requireKey, resolveProvider } from "./provider_settings.ts";
  * const host = await openHost({ configDir: await Deno.makeTempDir() });
- * try {
- *   requireKey(resolveProvider(host, { provider: "openai" }, () => undefined));
- * } catch (error) {
- *   console.log((error as Error).message); // set OPENAI_API_KEY to use provider 'openai'
- * }
+ * assert.throws(
+ *   () => requireKey(resolveProvider(host, { provider: "openai" }, () => undefined)),
+ *   { name: "MissingKeyError", message: "set OPENAI_API_KEY to use provider 'openai'" },
+ * );
  * await host.close();
  * ```
  */
@@ -294,11 +311,12 @@ export function requireKey(resolved: ResolvedProvider): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openHost } from "@amber/cli";
  * import { accountSettings, resolveProvider } from "./provider_settings.ts";
  * const host = await openHost({ configDir: await Deno.makeTempDir() });
  * const resolved = resolveProvider(host, { provider: "deepseek" }, () => "sk-test");
- * console.log(accountSettings(resolved).provider); // deepseek
+ * assert.equal(accountSettings(resolved).provider, "deepseek");
  * await host.close();
  * ```
  */

@@ -93,15 +93,25 @@ export interface AddOptions {
  *
  * @example
  * ```ts
- * import { addThirdPartyPlugin } from "@amber/cli/third-party";
+ * import assert from "node:assert/strict";
+ * import { addThirdPartyPlugin, readPluginLock } from "@amber/cli/third-party";
  * const dir = await Deno.makeTempDir();
- * await Deno.writeTextFile(
- *   `${dir}/mod.js`,
- *   "export default { id: 'tiny', version: '1.0.0', name: 'Tiny', initialize: () => true, " +
- *     "shutdown() {}, capabilities: () => [] };",
- * );
+ * const plugin = (version: string) =>
+ *   `export default { id: 'tiny', version: '${version}', name: 'Tiny', ` +
+ *   "initialize: () => true, shutdown() {}, capabilities: () => [] };";
+ * await Deno.writeTextFile(`${dir}/mod.js`, plugin("1.0.0"));
  * const { entry } = await addThirdPartyPlugin(dir, `${dir}/mod.js`, { bundledIds: ["hello"] });
- * console.log(entry.id, entry.kind); // tiny file
+ * assert.equal(entry.id, "tiny");
+ * assert.equal(entry.kind, "file");
+ * assert.deepEqual((await readPluginLock(dir)).plugins, [entry]);
+ * // The same validator as `PluginRuntime.register`: a version with a leading zero is refused,
+ * // naming the file and the field, and the lock stays as it was.
+ * await Deno.writeTextFile(`${dir}/bad.js`, plugin("01.0.0"));
+ * await assert.rejects(
+ *   addThirdPartyPlugin(dir, `${dir}/bad.js`, { bundledIds: [] }),
+ *   /bad\.js: the default export is not a plugin: version '01\.0\.0' is not semver/,
+ * );
+ * assert.deepEqual((await readPluginLock(dir)).plugins, [entry]);
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
@@ -164,10 +174,11 @@ export interface RemoveResult {
  *
  * @example
  * ```ts
- * import { removeThirdPartyPlugin } from "@amber/cli/third-party";
+ * import assert from "node:assert/strict";
+ * import { removeThirdPartyPlugin, ThirdPartyPluginError } from "@amber/cli/third-party";
  * const dir = await Deno.makeTempDir();
- * await removeThirdPartyPlugin(dir, "hello", ["hello"]).catch((e) => console.log(e.name));
- * // ThirdPartyPluginError
+ * await assert.rejects(removeThirdPartyPlugin(dir, "hello", ["hello"]), ThirdPartyPluginError);
+ * await assert.rejects(removeThirdPartyPlugin(dir, "nope", ["hello"]), /added plugins: \(none\)/);
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
@@ -203,12 +214,22 @@ export async function removeThirdPartyPlugin(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PluginRuntime } from "@amber/core";
  * import { createRegistries } from "@amber/registries";
- * import { registerThirdPartyPlugins } from "@amber/cli/third-party";
+ * import { addThirdPartyPlugin, registerThirdPartyPlugins } from "@amber/cli/third-party";
  * const runtime = new PluginRuntime({ registries: createRegistries() });
  * const dir = await Deno.makeTempDir();
- * console.log(await registerThirdPartyPlugins(runtime, dir)); // []
+ * assert.deepEqual(await registerThirdPartyPlugins(runtime, dir), []);
+ * await Deno.writeTextFile(
+ *   `${dir}/mod.js`,
+ *   "export default { id: 'tiny', version: '1.0.0', name: 'Tiny', initialize: () => true, " +
+ *     "shutdown() {}, capabilities: () => [] };",
+ * );
+ * await addThirdPartyPlugin(dir, `${dir}/mod.js`, { bundledIds: [] });
+ * const registered = await registerThirdPartyPlugins(runtime, dir);
+ * assert.deepEqual(registered.map((plugin) => plugin.id), ["tiny"]);
+ * assert.equal(runtime.info("tiny").source, `${await Deno.realPath(dir)}/mod.js`);
  * await Deno.remove(dir, { recursive: true });
  * ```
  */

@@ -12,10 +12,11 @@ import type { TodoItem, TodoService } from "@amber/core";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createTodoService } from "./todos.ts";
  * const todos = createTodoService();
  * todos.write([{ content: "Add tests", status: "in_progress" }]);
- * console.log(todos.list()); // [ { content: "Add tests", status: "in_progress" } ]
+ * assert.deepEqual(todos.list(), [{ content: "Add tests", status: "in_progress" }]);
  * ```
  */
 export function createTodoService(): TodoService {

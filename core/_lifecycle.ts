@@ -78,7 +78,12 @@ export async function activateIfReady(host: LifecycleHost, record: PluginRecord)
   return install(host, record, scope);
 }
 
-async function install(host: LifecycleHost, record: PluginRecord, scope: PluginScope) {
+// Nothing here waits (a failure may, to shut the plugin down), so it is not itself async.
+function install(
+  host: LifecycleHost,
+  record: PluginRecord,
+  scope: PluginScope,
+): Promise<void> | void {
   const { plugin } = record;
   const id = plugin.id;
   let capabilities: readonly Capability[];
@@ -247,4 +252,24 @@ function within<T>(host: LifecycleHost, promise: PromiseLike<T>, what: string): 
 /** Whether `value` has a `then` method. */
 export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === "function";
+}
+
+/**
+ * Decodes an active plugin's config section again, from the configuration the host attached; a
+ * section that no longer decodes is reported and the plugin keeps the value it had.
+ */
+export function redecode(host: LifecycleHost, record: PluginRecord): void {
+  if (record.state.status !== "active" || record.plugin.config === undefined) return;
+  const id = record.plugin.id;
+  const decoded = decodePluginConfig(record.plugin, host.config().plugins[id]);
+  const apply = (result: DecodedSection): void => {
+    if (result.ok) record.section = result.value;
+    else {
+      for (const error of result.errors) {
+        host.diagnose({ pluginId: id, where: "config", message: error.message });
+      }
+    }
+  };
+  if (decoded instanceof Promise) decoded.then(apply);
+  else apply(decoded);
 }

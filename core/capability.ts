@@ -17,7 +17,7 @@ import type { PanelCapability } from "./panel.ts";
 import type { PromptBlockCapability } from "./prompt.ts";
 import type { ProviderCapability } from "./provider.ts";
 import type { StatusSegmentCapability } from "./status.ts";
-import type { ToolCapability } from "./tool.ts";
+import type { ToolCapability } from "./tool_capability.ts";
 import type { WalletCapability } from "./wallet.ts";
 
 /**

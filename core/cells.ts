@@ -9,9 +9,10 @@
  * takes the cells its East Asian Width gives (`get-east-asian-width`: Wide and Fullwidth take
  * 2, which covers CJK and emoji with emoji presentation); combining marks, format characters
  * (zero-width space, joiners), conjoining Hangul vowels and finals, and control characters take
- * none. A cluster that is an emoji (a pictograph, a flag, or anything with variation selector
- * 16) takes 2 cells however many code points it has; any other cluster takes the sum of its code
- * points, which keeps spacing marks visible the way terminals draw them.
+ * none. An emoji sequence (a pictograph with a skin tone or joined emoji, a flag, anything with
+ * variation selector 16) is one glyph of 2 cells however many code points it has; any other
+ * cluster takes the sum of its code points, which counts spacing marks the way terminals draw
+ * them.
  *
  * @example
  * ```ts
@@ -32,10 +33,40 @@ const PICTOGRAPH = /^\p{Extended_Pictographic}$/u;
 const VS16 = 0xfe0f;
 // Code points below this are cached (the first two planes); the rest are computed each time.
 const CACHE_LIMIT = 0x20000;
-// Cache byte: width + 1 in the low two bits (0 = not computed yet), and this bit when the code
-// point can make its cluster an emoji, which is the only case where a cluster is not measured
-// as the sum of its code points.
+// Cache byte: width + 1 in the low two bits (0 = not computed yet); EMOJI_BIT when the code
+// point can make its cluster an emoji, the one case where a cluster is not measured as the sum
+// of its code points; JOINS_BIT when it can share a cluster with a neighbour.
 const EMOJI_BIT = 4;
+const JOINS_BIT = 8;
+// What can share a grapheme cluster with a neighbour (UAX #29): extending marks, joiners and
+// skin tones, spacing marks, flag halves, controls and format characters (prepended marks among
+// them), and, to be safe, unassigned code points and lone surrogates; Hangul jamo and syllables
+// (in `joins`), and the few letters below. Text without any of these is one cluster per code
+// point, and needs no segmenter.
+const JOINS =
+  /^[\p{Grapheme_Extend}\p{Emoji_Modifier}\p{Regional_Indicator}\p{Mc}\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cn}\p{Cs}]$/u;
+const JOINING_LETTERS: ReadonlySet<number> = new Set([
+  // Prepend: Malayalam dot reph, Sharada, Tulu-Tigalari, Dives Akuru, Zanabazar Square,
+  // Soyombo, Masaram Gondi and Kawi signs that join the letter after them.
+  0x0d4e,
+  0x111c2,
+  0x111c3,
+  0x113d1,
+  0x1193f,
+  0x11941,
+  0x11a3a,
+  0x11a84,
+  0x11a85,
+  0x11a86,
+  0x11a87,
+  0x11a88,
+  0x11a89,
+  0x11d46,
+  0x11f02,
+  // SpacingMark letters: Thai and Lao sara am.
+  0x0e33,
+  0x0eb3,
+]);
 
 let cache: Uint8Array | undefined;
 let segmenter: Intl.Segmenter | undefined;
@@ -62,10 +93,17 @@ function computeWidth(codePoint: number): number {
   return eastAsianWidth(codePoint);
 }
 
+function joins(codePoint: number): boolean {
+  return JOINS.test(String.fromCodePoint(codePoint)) || JOINING_LETTERS.has(codePoint) ||
+    (codePoint >= 0x1100 && codePoint <= 0x11ff) || (codePoint >= 0xa960 && codePoint <= 0xa97f) ||
+    (codePoint >= 0xac00 && codePoint <= 0xd7a3) || (codePoint >= 0xd7b0 && codePoint <= 0xd7ff);
+}
+
 function computeEntry(codePoint: number): number {
   const emoji = codePoint === VS16 || isRegionalIndicator(codePoint) ||
     PICTOGRAPH.test(String.fromCodePoint(codePoint));
-  return (computeWidth(codePoint) + 1) | (emoji ? EMOJI_BIT : 0);
+  return (computeWidth(codePoint) + 1) | (emoji ? EMOJI_BIT : 0) |
+    (joins(codePoint) ? JOINS_BIT : 0);
 }
 
 // The Unicode lookups run once per distinct character of the first two planes; after that a
@@ -139,18 +177,54 @@ export function forEachCluster(
   text: string,
   visit: (cluster: string, width: number) => void,
 ): void {
-  // Two printable ASCII characters never share a cluster: the printable ASCII run in front is
-  // visited as it is, and only the rest, from its last character on, is segmented.
-  const ascii = printableAsciiPrefix(text);
-  if (ascii === text.length) {
-    for (let index = 0; index < ascii; index++) visit(text[index], 1);
-    return;
+  // Two neighbours that can join nothing are two clusters, so the text is walked one code point
+  // at a time; only a stretch around code points that can join is read from the segmenter
+  // (costly): from the code point before the first of them to the next place where two that
+  // cannot join meet.
+  const length = text.length;
+  let segments: Intl.Segments | undefined;
+  let at = 0;
+  while (at < length) {
+    let start = at;
+    let index = at;
+    while (index < length) {
+      const codePoint = text.codePointAt(index)!;
+      if (joinsAt(codePoint)) break;
+      start = index;
+      index += codePoint > 0xffff ? 2 : 1;
+    }
+    if (index === length) start = length;
+    while (at < start) {
+      const codePoint = text.codePointAt(at)!;
+      const next = at + (codePoint > 0xffff ? 2 : 1);
+      visit(next === at + 1 ? text[at] : text.slice(at, next), codePointWidth(codePoint));
+      at = next;
+    }
+    if (at === length) return;
+    let end = index;
+    let previousJoins = true;
+    while (end < length) {
+      const codePoint = text.codePointAt(end)!;
+      const joins = joinsAt(codePoint);
+      // Two in a row that cannot join: a cluster ends in front of this one.
+      if (!joins && !previousJoins) break;
+      previousJoins = joins;
+      end += codePoint > 0xffff ? 2 : 1;
+    }
+    // One segmenter pass over the whole text at most, read where needed: each pass costs
+    // microseconds before it yields anything.
+    segmenter ??= new Intl.Segmenter("en", { granularity: "grapheme" });
+    segments ??= segmenter.segment(text);
+    while (at < end) {
+      const { segment, index: from } = segments.containing(at)!;
+      visit(segment, clusterWidth(segment));
+      at = from + segment.length;
+    }
   }
-  const from = ascii > 0 ? ascii - 1 : 0;
-  for (let index = 0; index < from; index++) visit(text[index], 1);
-  segmenter ??= new Intl.Segmenter("en", { granularity: "grapheme" });
-  const rest = from === 0 ? text : text.slice(from);
-  for (const { segment } of segmenter.segment(rest)) visit(segment, clusterWidth(segment));
+}
+
+function joinsAt(codePoint: number): boolean {
+  return (codePoint < 0x20 || codePoint >= 0x7f) && (entry(codePoint) & JOINS_BIT) !== 0;
 }
 
 function printableAsciiPrefix(text: string): number {

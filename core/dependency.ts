@@ -50,7 +50,8 @@ export interface PluginOrder {
  *
  * @example
  * ```ts
- * import { orderPlugins } from "@amber/core";
+ * import assert from "node:assert/strict";
+ * import { orderPlugins } from "./dependency.ts";
  * import { satisfies } from "semver";
  * const { order, failures } = orderPlugins([
  *   { id: "ui", version: "1.0.0", requires: { core: "^1.0.0" } },
@@ -59,10 +60,12 @@ export interface PluginOrder {
  *   { id: "b", version: "1.0.0", requires: { a: "*" } },
  *   { id: "d", version: "1.0.0", requires: { a: "*" } },
  * ], satisfies);
- * console.log(order); // [ "core", "ui" ]
- * console.log(failures.get("a")?.message); // "dependency cycle: a -> b -> a"
- * console.log(failures.get("d")?.message);
- * // "plugin 'd' requires 'a', which cannot activate: dependency cycle: a -> b -> a"
+ * assert.deepEqual(order, ["core", "ui"]);
+ * assert.equal(failures.get("a")?.message, "dependency cycle: a -> b -> a");
+ * assert.equal(
+ *   failures.get("d")?.message,
+ *   "plugin 'd' requires 'a', which cannot activate: dependency cycle: a -> b -> a",
+ * );
  * ```
  */
 export function orderPlugins(
@@ -145,14 +148,15 @@ export function orderPlugins(
  *
  * @example
  * ```ts
- * import { type DependencyNode, dependentsOf } from "@amber/core";
+ * import assert from "node:assert/strict";
+ * import { type DependencyNode, dependentsOf } from "./dependency.ts";
  * const nodes: DependencyNode[] = [
  *   { id: "core", version: "1.0.0" },
  *   { id: "ui", version: "1.0.0", requires: { core: "*" } },
  *   { id: "theme", version: "1.0.0", requires: { ui: "*" } },
  *   { id: "solo", version: "1.0.0" },
  * ];
- * console.log(dependentsOf(nodes, "core")); // [ "theme", "ui" ]
+ * assert.deepEqual(dependentsOf(nodes, "core"), ["theme", "ui"]);
  * ```
  */
 export function dependentsOf(nodes: readonly DependencyNode[], id: string): string[] {

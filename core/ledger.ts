@@ -128,7 +128,10 @@ export class PluginLedger {
 
   #emptied(): void {
     this.#empty++;
-    if (this.#empty > this.#entries.size - this.#empty + 64) {
+    if (this.#empty === this.#entries.size) {
+      this.#entries = new Map();
+      this.#empty = 0;
+    } else if (this.#empty > 4 * (this.#entries.size - this.#empty) + 1024) {
       this.#entries = new Map([...this.#entries].filter(([, holding]) => holding.list.length > 0));
       this.#empty = 0;
     }

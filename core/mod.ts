@@ -1,7 +1,7 @@
 /**
  * `@amber/core`: the contracts every amber plugin and host shares, the ledger, the event bus,
  * the plugin runtime and the errors they raise. The contracts import nothing from the engines.
- * The run kernel (run loop, selection, execution environment, session files) is
+ * The run kernel (run loop, selection, environment snapshots, session files) is
  * `@amber/core/kernel`; the test host for plugin authors is `@amber/core/testing`.
  *
  * @example
@@ -70,15 +70,14 @@ export {
   type Tool,
   type ToolArgs,
   type ToolCallContext,
-  type ToolCapability,
   type ToolDefinition,
   type ToolEntry,
   type ToolInput,
-  type ToolRegistry,
   type ToolResult,
   type ToolSpec,
   type ToolView,
 } from "./tool.ts";
+export type { ToolCapability, ToolRegistry } from "./tool_capability.ts";
 
 // Contracts: prompt blocks, status segments, panels, commands.
 export type {
@@ -141,7 +140,7 @@ export type {
 } from "./allowance.ts";
 export type { Message, ToolCall } from "./message.ts";
 
-// Contracts: the kernel's extension points (hooks, gates, guards, actions, state keys).
+// Contracts: the kernel's extension points (hooks, gates, guards, actions, state keys) and the execution environment it runs over.
 export {
   type ActionCapability,
   type GateCapability,
@@ -158,6 +157,7 @@ export {
   type StateCommand,
   type StateKeyCapability,
 } from "./hooks.ts";
+export type { ResolvedExecutionEnv } from "./execution_env.ts";
 
 // Contracts: events and the host's user interface.
 export type {
@@ -185,18 +185,18 @@ export { PluginLedger, type UnwindFault } from "./ledger.ts";
 export { EventBus } from "./event_bus.ts";
 
 // The plugin runtime: the facade, plugin validation and loading, plugin config.
+export { PluginRuntime } from "./runtime.ts";
 export {
   type Diagnostic,
   type FailedPluginRegistration,
   PluginDependentsError,
   type PluginRecordView,
-  PluginRuntime,
   type PluginRuntimeOptions,
   type RefreshReport,
   type RegisterOptions,
   type SetStateOptions,
   type SetStateResult,
-} from "./runtime.ts";
+} from "./runtime_types.ts";
 export {
   isSemver,
   type PluginField,

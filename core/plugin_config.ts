@@ -23,6 +23,7 @@ export type DecodedSection =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { decodePluginConfig, type Plugin } from "@amber/core";
  * import { z } from "zod";
  * const plugin = {
@@ -30,8 +31,11 @@ export type DecodedSection =
  *   config: z.object({ greeting: z.string().default("Hello") }),
  * } as unknown as Plugin;
  * const decoded = await decodePluginConfig(plugin, { greeting: 42 });
- * console.log(decoded.ok ? "" : decoded.errors[0].message);
- * // "plugins.hello.greeting: expected string, received number"
+ * assert.equal(decoded.ok, false);
+ * assert.equal(
+ *   decoded.ok ? "" : decoded.errors[0].message,
+ *   "plugins.hello.greeting: expected string, received number",
+ * );
  * ```
  */
 export function decodePluginConfig(

@@ -29,8 +29,9 @@ const FALSE_WORDS = new Set(["false", "off", "no", "0"]);
  *
  * @example
  * ```ts
- * import { pluginStatePath } from "@amber/core";
- * console.log(pluginStatePath("/cfg", "hello")); // "/cfg/plugins/hello/plugin.conf"
+ * import assert from "node:assert/strict";
+ * import { pluginStatePath } from "./plugin_state.ts";
+ * assert.equal(pluginStatePath("/cfg", "hello"), "/cfg/plugins/hello/plugin.conf");
  * ```
  */
 export function pluginStatePath(configDir: string, pluginId: string): string {
@@ -43,8 +44,9 @@ export function pluginStatePath(configDir: string, pluginId: string): string {
  *
  * @example
  * ```ts
- * import { parsePluginState } from "@amber/core";
- * console.log(parsePluginState("# state\nenabled = false\n", "plugin.conf")); // { enabled: false }
+ * import assert from "node:assert/strict";
+ * import { parsePluginState } from "./plugin_state.ts";
+ * assert.deepEqual(parsePluginState("# state\nenabled = false\n", "plugin.conf"), { enabled: false });
  * ```
  */
 export function parsePluginState(text: string, path: string): PluginStateRecord {
@@ -84,8 +86,9 @@ export function parsePluginState(text: string, path: string): PluginStateRecord 
  *
  * @example
  * ```ts
- * import { formatPluginState } from "@amber/core";
- * console.log(formatPluginState("hello", { enabled: true }).endsWith("enabled = true\n")); // true
+ * import assert from "node:assert/strict";
+ * import { formatPluginState } from "./plugin_state.ts";
+ * assert.ok(formatPluginState("hello", { enabled: true }).endsWith("enabled = true\n"));
  * ```
  */
 export function formatPluginState(pluginId: string, record: PluginStateRecord): string {
@@ -100,9 +103,12 @@ export function formatPluginState(pluginId: string, record: PluginStateRecord): 
  *
  * @example
  * ```ts
- * import { readPluginState } from "@amber/core";
- * const read = await readPluginState(await Deno.makeTempDir(), "hello");
- * console.log(read.status); // "absent"
+ * import assert from "node:assert/strict";
+ * import { readPluginState } from "./plugin_state.ts";
+ * const dir = await Deno.makeTempDir();
+ * const read = await readPluginState(dir, "hello");
+ * assert.equal(read.status, "absent");
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function readPluginState(
@@ -140,11 +146,14 @@ let tempCounter = 0;
  *
  * @example
  * ```ts
- * import { readPluginState, writePluginState } from "@amber/core";
+ * import assert from "node:assert/strict";
+ * import { readPluginState, writePluginState } from "./plugin_state.ts";
  * const dir = await Deno.makeTempDir();
  * await writePluginState(dir, "hello", { enabled: false });
  * const read = await readPluginState(dir, "hello");
- * console.log(read.status === "ok" && read.record.enabled); // false
+ * assert.equal(read.status, "ok");
+ * assert.equal(read.status === "ok" && read.record.enabled, false);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function writePluginState(

@@ -19,7 +19,7 @@ import type { PromptRegistry } from "./prompt.ts";
 import type { ProviderRegistry } from "./provider.ts";
 import type { NamedRegistry } from "./registry.ts";
 import type { StatusRegistry } from "./status.ts";
-import type { ToolRegistry } from "./tool.ts";
+import type { ToolRegistry } from "./tool_capability.ts";
 import type { WalletRegistry } from "./wallet.ts";
 
 /**

@@ -13,24 +13,10 @@
  */
 
 import { DependencyIndex } from "./_dependency_index.ts";
-import {
-  activateIfReady,
-  block,
-  deactivate,
-  isThenable,
-  type LifecycleHost,
-  requirementProblem,
-} from "./_lifecycle.ts";
-import {
-  DISABLED,
-  newRecord,
-  NO_FAILURES,
-  type PluginRecord,
-  REGISTERED,
-  standInPlugin,
-} from "./_plugin_record.ts";
+import { isThenable, type LifecycleHost, redecode } from "./_lifecycle.ts";
+import { newRecord, type PluginRecord, standInPlugin } from "./_plugin_record.ts";
 import { refreshLive } from "./_refresh.ts";
-import { defaultOn, readOn, writeOn } from "./_state_io.ts";
+import { startAll, stopAll, switchPlugin, type TransitionHost } from "./_transitions.ts";
 import type { AmberConfig } from "./config.ts";
 import { CAPABILITY_KINDS } from "./contribution.ts";
 import {
@@ -40,37 +26,36 @@ import {
   UnknownPluginError,
 } from "./errors.ts";
 import { EventBus } from "./event_bus.ts";
-import { buildEnvironment, type ResolvedExecutionEnv } from "./kernel/environment.ts";
+import type { ResolvedExecutionEnv } from "./execution_env.ts";
+import { buildEnvironment } from "./kernel/environment.ts";
 import { PluginLedger } from "./ledger.ts";
 import type { Plugin, PluginState } from "./plugin.ts";
-import { decodePluginConfig } from "./plugin_config.ts";
 import { validatePlugin } from "./plugin_validation.ts";
 import type { Registries } from "./registries.ts";
 import type { OwnedRegistry } from "./registry.ts";
-import {
-  type Diagnostic,
-  type FailedPluginRegistration,
-  PluginDependentsError,
-  type PluginRecordView,
-  type PluginRuntimeOptions,
-  type RefreshReport,
-  type RegisterOptions,
-  type SetStateOptions,
-  type SetStateResult,
+import type {
+  Diagnostic,
+  FailedPluginRegistration,
+  PluginRecordView,
+  PluginRuntimeOptions,
+  RefreshReport,
+  RegisterOptions,
+  SetStateOptions,
+  SetStateResult,
 } from "./runtime_types.ts";
 import type { HostServices, Workspace } from "./services.ts";
 
-export {
-  type Diagnostic,
-  type FailedPluginRegistration,
-  PluginDependentsError,
-  type PluginRecordView,
-  type PluginRuntimeOptions,
-  type RefreshReport,
-  type RegisterOptions,
-  type SetStateOptions,
-  type SetStateResult,
-};
+export { PluginDependentsError } from "./runtime_types.ts";
+export type {
+  Diagnostic,
+  FailedPluginRegistration,
+  PluginRecordView,
+  PluginRuntimeOptions,
+  RefreshReport,
+  RegisterOptions,
+  SetStateOptions,
+  SetStateResult,
+} from "./runtime_types.ts";
 
 const DEFAULT_TIMEOUT_MS = 5_000;
 const MAX_DIAGNOSTICS = 200;
@@ -122,6 +107,7 @@ export class PluginRuntime {
   #diagnostics: Diagnostic[] = [];
   #queue: Promise<unknown> = Promise.resolve();
   #lifecycle: LifecycleHost;
+  #transitions: TransitionHost;
   #env: ResolvedExecutionEnv | undefined;
   #envVersion = 0;
 
@@ -166,6 +152,14 @@ export class PluginRuntime {
         report: (pluginId, where, message, error) =>
           this.#diagnose({ pluginId, where, message, error }),
       },
+    };
+    this.#transitions = {
+      records: this.#records,
+      index: this.#index,
+      lifecycle: this.#lifecycle,
+      configDir: this.#configDir,
+      allOn: this.#allOn,
+      diagnose: this.#diagnose,
     };
   }
 
@@ -280,20 +274,7 @@ export class PluginRuntime {
    */
   attachConfig(config: AmberConfig): void {
     this.#config = config;
-    for (const record of this.#records.values()) {
-      if (record.state.status !== "active" || record.plugin.config === undefined) continue;
-      const decoded = decodePluginConfig(record.plugin, config.plugins[record.plugin.id]);
-      const apply = (result: Awaited<typeof decoded>): void => {
-        if (result.ok) record.section = result.value;
-        else {
-          for (const error of result.errors) {
-            this.#diagnose({ pluginId: record.plugin.id, where: "config", message: error.message });
-          }
-        }
-      };
-      if (decoded instanceof Promise) decoded.then(apply);
-      else apply(decoded);
-    }
+    for (const record of this.#records.values()) redecode(this.#lifecycle, record);
   }
 
   /** Attaches host services; capabilities installed from now on see them. */
@@ -307,26 +288,7 @@ export class PluginRuntime {
    * plugin whose requirement is off or failed is `blocked` and says why.
    */
   start(): Promise<void> {
-    return this.#serial(async () => {
-      await this.#index.prepare();
-      const order = this.#index.order();
-      for (const record of this.#records.values()) {
-        if (record.state.status !== "registered") continue;
-        record.on = this.#configDir === undefined
-          ? defaultOn(this.#allOn, record.plugin)
-          : await readOn(this.#configDir, this.#allOn, record.plugin, this.#diagnose);
-        const failure = this.#index.failure(record.plugin.id);
-        if (failure === undefined) continue;
-        if (!record.on) record.state = DISABLED;
-        else block(record, failure, failure.rule === "dependency-cycle");
-      }
-      for (const id of order) {
-        const record = this.#records.get(id)!;
-        if (record.state.status !== "registered") continue;
-        if (record.on) await activateIfReady(this.#lifecycle, record);
-        else record.state = DISABLED;
-      }
-    });
+    return this.#serial(() => startAll(this.#transitions));
   }
 
   /**
@@ -340,49 +302,7 @@ export class PluginRuntime {
    */
   setState(id: string, on: boolean, options: SetStateOptions = {}): Promise<SetStateResult> {
     const record = this.#record(id);
-    return this.#serial(async () => {
-      const lifecycle = this.#lifecycle;
-      const cascaded: string[] = [];
-      if (!on && record.state.status === "active") {
-        const dependents = this.#index.activeDependents(id);
-        if (dependents.length > 0 && !options.cascade) {
-          throw new PluginDependentsError(id, dependents);
-        }
-        for (const dependent of dependents) {
-          await deactivate(lifecycle, this.#records.get(dependent)!);
-          cascaded.push(dependent);
-        }
-      }
-      const written = await writeOn(this.#configDir, id, on, this.#diagnose);
-      record.on = on;
-      if (on && record.state.status !== "active") {
-        await this.#index.prepare();
-        const failure = this.#index.failure(id);
-        if (failure !== undefined) block(record, failure, failure.rule === "dependency-cycle");
-        else await activateIfReady(lifecycle, record);
-      }
-      if (!on && record.state.status === "active") await deactivate(lifecycle, record);
-      if (!on) {
-        record.state = DISABLED;
-        record.failures = NO_FAILURES;
-      }
-      // What was waiting on this plugin (or on something it unblocks) gets its chance now; only
-      // a plugin that requires it can have been waiting for it.
-      const unblocked: string[] = [];
-      for (const waiting of this.#index.waitingOn(id)) {
-        if (!waiting.on || waiting.state.status !== "blocked") continue;
-        await activateIfReady(lifecycle, waiting);
-        if ((waiting.state as PluginState).status === "active") unblocked.push(waiting.plugin.id);
-      }
-      // Switched off for this plugin's sake, they stay on in their own files: blocked until
-      // it comes back.
-      for (const dependent of cascaded) {
-        const other = this.#records.get(dependent)!;
-        const problem = requirementProblem(this.#records, other);
-        if (problem !== undefined) block(other, problem, false);
-      }
-      return { state: record.state, ...written, cascaded, unblocked };
-    });
+    return this.#serial(() => switchPlugin(this.#transitions, record, on, options));
   }
 
   /**
@@ -434,17 +354,7 @@ export class PluginRuntime {
    * host is shutting down, not the user switching plugins off.
    */
   stop(): Promise<void> {
-    return this.#serial(async () => {
-      const order = this.#index.settled() ?? this.ids();
-      const ordered = new Set(order);
-      const rest = this.ids().filter((id) => !ordered.has(id));
-      for (const id of [...order, ...rest].reverse()) {
-        const record = this.#records.get(id)!;
-        if (record.state.status === "active") await deactivate(this.#lifecycle, record);
-        record.state = REGISTERED;
-        record.failures = NO_FAILURES;
-      }
-    });
+    return this.#serial(() => stopAll(this.#transitions));
   }
 
   #record(id: string): PluginRecord {

@@ -1,11 +1,9 @@
 /**
- * Tools: what a model can call, and the contract of the registry that holds them.
+ * Tools: what a model can call, what a call returns, and the read-only view of the registered
+ * tools. The tool capability and the registry contract are in `tool_capability.ts`.
  *
  * @module
  */
-
-import type { OwnedRegistry } from "./registry.ts";
-import type { PluginServices } from "./services.ts";
 
 /** A JSON Schema object, as the OpenAI `parameters` field takes it. */
 export type JsonSchema = { readonly [key: string]: unknown };
@@ -284,27 +282,6 @@ function inputOf<Args>(args: unknown): ToolInput<Args> {
   return input as ToolInput<Args>;
 }
 
-/**
- * A tool capability: one factory, one contribution, however many tools it returns. An empty
- * list declines.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import type { ToolCapability } from "@amber/core";
- * const capability: ToolCapability = { kind: "tool", name: "greet", tools: () => [] };
- * assert.equal(capability.kind, "tool");
- * ```
- */
-export interface ToolCapability {
-  /** The dispatch key. */
-  readonly kind: "tool";
-  /** Unique within the plugin. */
-  readonly name: string;
-  /** The tools, or a factory that builds them from the harness services. */
-  readonly tools: readonly Tool[] | ((services: PluginServices) => readonly Tool[]);
-}
-
 /** A tool's definition as a dialect sends it to the model. */
 export interface ToolDefinition {
   /** The tool's name. */
@@ -333,16 +310,4 @@ export interface ToolView {
   get(name: string): ToolEntry | undefined;
   /** Every tool, in registration order. */
   list(): readonly ToolEntry[];
-}
-
-/**
- * The tool registry contract.
- */
-export interface ToolRegistry extends ToolView, OwnedRegistry<ToolCapability> {
-  /** Removes `name` if `owner` owns it; returns whether it did. */
-  remove(owner: string, name: string): boolean;
-  /** Validates `args` and runs the tool; every failure is an error result. */
-  execute(name: string, args: unknown, context?: ToolCallContext): Promise<ToolResult>;
-  /** The definitions of every tool, for a request. */
-  definitions(): readonly ToolDefinition[];
 }

@@ -34,6 +34,7 @@ export interface ProviderPluginSpec {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { exact } from "@amber/core";
  * import { providerPlugin } from "./_provider.ts";
  * const plugin = providerPlugin({
@@ -55,7 +56,8 @@ export interface ProviderPluginSpec {
  *     }],
  *   }],
  * });
- * console.log(plugin.category, plugin.capabilities().length); // provider 1
+ * assert.equal(plugin.category, "provider");
+ * assert.equal(plugin.capabilities().length, 1);
  * ```
  */
 export function providerPlugin(spec: ProviderPluginSpec): Plugin {
@@ -78,8 +80,9 @@ export function providerPlugin(spec: ProviderPluginSpec): Plugin {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { joinUrl } from "./_provider.ts";
- * console.log(joinUrl("https://openrouter.ai/api/v1/", "/key")); // https://openrouter.ai/api/v1/key
+ * assert.equal(joinUrl("https://openrouter.ai/api/v1/", "/key"), "https://openrouter.ai/api/v1/key");
  * ```
  */
 export function joinUrl(baseUrl: string, path: string): string {
@@ -91,9 +94,11 @@ export function joinUrl(baseUrl: string, path: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { keyOf } from "./_provider.ts";
  * const signal = new AbortController().signal;
- * console.log(keyOf({ provider: "p", baseUrl: "http://x", apiKey: "  ", signal })); // undefined
+ * assert.equal(keyOf({ provider: "p", baseUrl: "http://x", apiKey: "  ", signal }), undefined);
+ * assert.equal(keyOf({ provider: "p", baseUrl: "http://x", apiKey: " sk-1 ", signal }), "sk-1");
  * ```
  */
 export function keyOf(request: AccountRequest): string | undefined {
@@ -107,10 +112,12 @@ export function keyOf(request: AccountRequest): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { getAccountJson } from "./_provider.ts";
  * const signal = new AbortController().signal;
+ * // Without a key nothing is sent.
  * const request = { provider: "p", baseUrl: "http://127.0.0.1:1", signal };
- * console.log(await getAccountJson(request, "http://127.0.0.1:1/key")); // undefined
+ * assert.equal(await getAccountJson(request, "http://127.0.0.1:1/key"), undefined);
  * ```
  */
 export async function getAccountJson(
@@ -128,9 +135,10 @@ export async function getAccountJson(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { at } from "./_provider.ts";
- * console.log(at({ data: { items: [{ n: 3 }] } }, "data", "items", 0, "n")); // 3
- * console.log(at("text", "data")); // undefined
+ * assert.equal(at({ data: { items: [{ n: 3 }] } }, "data", "items", 0, "n"), 3);
+ * assert.equal(at("text", "data"), undefined);
  * ```
  */
 export function at(value: unknown, ...path: readonly (string | number)[]): unknown {
@@ -147,8 +155,12 @@ export function at(value: unknown, ...path: readonly (string | number)[]): unkno
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { numberOf } from "./_provider.ts";
- * console.log(numberOf(12.5), numberOf(0), numberOf("12.5"), numberOf(null)); // 12.5 0 undefined undefined
+ * assert.deepEqual(
+ *   [numberOf(12.5), numberOf(0), numberOf("12.5"), numberOf(null)],
+ *   [12.5, 0, undefined, undefined],
+ * );
  * ```
  */
 export function numberOf(value: unknown): number | undefined {
@@ -164,8 +176,12 @@ const DECIMAL = /^-?\d+(\.\d+)?$/;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { decimalOf } from "./_provider.ts";
- * console.log(decimalOf("110.00"), decimalOf(" 0.5 "), decimalOf(""), decimalOf("1e3")); // 110 0.5 undefined undefined
+ * assert.deepEqual(
+ *   [decimalOf("110.00"), decimalOf(" 0.5 "), decimalOf(""), decimalOf("1e3")],
+ *   [110, 0.5, undefined, undefined],
+ * );
  * ```
  */
 export function decimalOf(value: unknown): number | undefined {
@@ -183,8 +199,9 @@ const CURRENCY = /^[A-Za-z]{3}$/;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { currencyOf } from "./_provider.ts";
- * console.log(currencyOf("cny"), currencyOf("dollars")); // CNY undefined
+ * assert.deepEqual([currencyOf("cny"), currencyOf("dollars")], ["CNY", undefined]);
  * ```
  */
 export function currencyOf(value: unknown): string | undefined {

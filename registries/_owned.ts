@@ -192,7 +192,13 @@ export class OwnedMap<V> {
     this.#byId.set(id, undefined);
     this.#live--;
     this.#dead++;
-    if (this.#dead > this.#live + 64) {
+    // Rebuilt when the dead outnumber the live four to one: a plugin switched off and on keeps
+    // its keys, and a teardown of everything rebuilds a few small maps, not one per removal.
+    if (this.#live === 0) {
+      this.#byId = new Map();
+      this.#dead = 0;
+      this.#reordered = false;
+    } else if (this.#dead > 4 * this.#live + 1024) {
       this.#records = undefined;
       this.#byId = new Map(this.records().map((node) => [node.id, node as Node<V>]));
       this.#dead = 0;

@@ -4,8 +4,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createToolRegistry } from "@amber/registries/tools";
- * import { EventBus } from "@amber/core";
+ * import { defineTool, EventBus } from "@amber/core";
  *
  * const tools = createToolRegistry();
  * const services = {
@@ -19,15 +20,15 @@
  * tools.install("hello", {
  *   kind: "tool",
  *   name: "greet",
- *   tools: [{
+ *   tools: [defineTool({
  *     name: "greet",
  *     description: "Greet someone by name.",
- *     parameters: { type: "object", properties: { name: { type: "string" } } },
- *     execute: (args) => ({ ok: true, output: `Hello, ${(args as { name: string }).name}!` }),
- *   }],
+ *     parameters: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+ *     execute: (args) => ({ ok: true, output: `Hello, ${args.name}!` }),
+ *   })],
  * }, services);
  * const result = await tools.execute("greet", '{"name":"amber"}');
- * console.log(result.output); // "Hello, amber!"
+ * assert.equal(result.output, "Hello, amber!");
  * ```
  *
  * @module
@@ -112,8 +113,9 @@ const DEFAULT_CONTEXT: ToolCallContext = Object.freeze({ signal: NEVER_ABORTED }
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createToolRegistry } from "@amber/registries/tools";
- * import { EventBus } from "@amber/core";
+ * import { defineTool, EventBus } from "@amber/core";
  *
  * const tools = createToolRegistry();
  * const services = {
@@ -124,18 +126,19 @@ const DEFAULT_CONTEXT: ToolCallContext = Object.freeze({ signal: NEVER_ABORTED }
  *   host: {},
  *   workspace: { root: "/tmp" },
  * };
- * const echo = {
+ * const echo = defineTool({
  *   name: "echo",
  *   description: "Echo the text.",
  *   parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
- *   execute: (args: unknown) => ({ ok: true, output: (args as { text: string }).text }),
- * };
+ *   execute: (args) => ({ ok: true, output: args.text }),
+ * });
  * const result = tools.install("a", { kind: "tool", name: "echo", tools: [echo] }, services);
- * console.log(result.status); // "installed"
+ * assert.equal(result.status, "installed");
  * const clash = tools.install("b", { kind: "tool", name: "echo", tools: [echo] }, services);
- * console.log(clash); // { status: "failed", error: "tool 'echo' from plugin 'b' collides ..." }
+ * assert.equal(clash.status, "failed");
+ * assert.match(clash.error, /^tool 'echo' from plugin 'b' collides with the tool of plugin 'a'/);
  * const bad = await tools.execute("echo", { text: 3 });
- * console.log(bad.error); // "invalid arguments for tool 'echo': text: expected string, ..."
+ * assert.equal(bad.error, "invalid arguments for tool 'echo': text: expected string, received number");
  * ```
  */
 export function createToolRegistry(): ToolRegistry {

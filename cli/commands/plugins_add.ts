@@ -18,8 +18,22 @@ import { addThirdPartyPlugin, removeThirdPartyPlugin } from "../third_party.ts";
  * state. Exits 1 when it was recorded but failed to activate (the reason says why).
  *
  * @example
- * ```ts ignore
- * const code = await addPlugin(context); // context.words: ["add", "./greeter/mod.ts"]
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { main } from "@amber/cli";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(
+ *   `${dir}/tiny.js`,
+ *   "export default { id: 'tiny', version: '1.0.0', name: 'Tiny', initialize: () => true, " +
+ *     "shutdown() {}, capabilities: () => [] };",
+ * );
+ * const out: string[] = [];
+ * const io = { out: (text: string) => out.push(text), err: () => {} };
+ * // `amber plugins add <file>` runs addPlugin.
+ * assert.equal(await main(["plugins", "add", `${dir}/tiny.js`, "--config-dir", dir], io), 0);
+ * assert.match(out[0], /^tiny 1\.0\.0: Tiny, added from /);
+ * assert.equal(out.at(-1), "  state: active (nothing)");
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function addPlugin(context: CommandContext): Promise<number> {
@@ -52,8 +66,23 @@ export async function addPlugin(context: CommandContext): Promise<number> {
  * left as it is (adding it again finds it on or off as it was); a bundled plugin is refused.
  *
  * @example
- * ```ts ignore
- * const code = await removePlugin(context); // context.words: ["remove", "greeter"]
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { main } from "@amber/cli";
+ * import { readPluginLock } from "@amber/cli/third-party";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(
+ *   `${dir}/tiny.js`,
+ *   "export default { id: 'tiny', version: '1.0.0', name: 'Tiny', initialize: () => true, " +
+ *     "shutdown() {}, capabilities: () => [] };",
+ * );
+ * const out: string[] = [];
+ * const io = { out: (text: string) => out.push(text), err: () => {} };
+ * await main(["plugins", "add", `${dir}/tiny.js`, "--config-dir", dir], io);
+ * // `amber plugins remove <id>` runs removePlugin.
+ * assert.equal(await main(["plugins", "remove", "tiny", "--config-dir", dir], io), 0);
+ * assert.deepEqual((await readPluginLock(dir)).plugins, []);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function removePlugin(context: CommandContext): Promise<number> {

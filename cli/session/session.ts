@@ -23,6 +23,7 @@ import {
   type ApprovalRequest,
   newSessionId,
   runAgent,
+  type RunOptions,
   type RunResult,
   SessionFile,
 } from "@amber/core/kernel";
@@ -342,10 +343,7 @@ export class AgentSession {
     prompt: string,
     file: SessionFile,
     signal: AbortSignal,
-    extra: Pick<
-      Parameters<typeof runAgent>[0],
-      "history" | "historyState" | "firstStep" | "onEvent" | "hostGate"
-    >,
+    extra: Pick<RunOptions, "history" | "historyState" | "firstStep" | "onEvent" | "hostGate">,
   ): Promise<RunResult> {
     const resolved = this.#resolved!;
     return runAgent({

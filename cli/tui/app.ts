@@ -14,23 +14,22 @@
  * @module
  */
 
-import { emptyStatusSnapshot, type StatusSnapshot, type ToolCall } from "@amber/core";
+import type { StatusSnapshot, ToolCall } from "@amber/core";
 import type { ApprovalAnswer, ApprovalRequest } from "@amber/core/kernel";
 import type { AgentSession, SessionEvent } from "../session/mod.ts";
 import type { Approvals } from "./approvals.ts";
 import { SessionCommands } from "./command_adapter.ts";
 import type { Dialogs } from "./dialogs.ts";
-import { Drawer } from "./drawer.ts";
+import { Drawer, editKey } from "./drawer.ts";
 import { FrameComposer, SPINNER_FRAMES } from "./frame.ts";
 import { type Key, KeyDecoder } from "./input.ts";
 import { type History, LineEditor } from "./line_editor.ts";
 import { PanelView } from "./panel_view.ts";
 import { applyChanges, INITIAL_VIEW, reduce, type ViewState, withLabel } from "./reducer.ts";
 import { Screen } from "./screen.ts";
-import { runSlash } from "./slash.ts";
-import { composeStatus } from "./status_line.ts";
+import { composeStatus, StatusFeed } from "./status_line.ts";
 import type { Terminal } from "./terminal.ts";
-import { type ToolLabel, TranscriptView } from "./transcript_view.ts";
+import { type ToolLabel, toolLabel, TranscriptView } from "./transcript_view.ts";
 
 /** What the app runs with. */
 export interface TuiAppOptions {
@@ -84,8 +83,7 @@ export class TuiApp {
   #hint = "";
   #exitArmed = false;
   #spinner = 0;
-  #base: StatusSnapshot = emptyStatusSnapshot();
-  #jobs = 0;
+  readonly #status: StatusFeed;
   #frameTimer: ReturnType<typeof setTimeout> | undefined;
   #escapeTimer: ReturnType<typeof setTimeout> | undefined;
   #tickTimer: ReturnType<typeof setInterval> | undefined;
@@ -106,6 +104,7 @@ export class TuiApp {
     this.#screen = new Screen(size.columns, size.rows, options.color ?? true);
     this.#frames = new FrameComposer(this.#screen);
     this.#editor = new LineEditor(options.history);
+    this.#status = new StatusFeed(options.session, () => this.#invalidate());
     options.dialogs.attach(() => this.#invalidate(), (message, tone) => {
       this.#transcript.notice(message, tone === "info" ? "info" : tone);
       this.#invalidate();
@@ -123,8 +122,9 @@ export class TuiApp {
         if (repaint) this.#screen.invalidate();
       },
       settingsChanged: (wallet) => {
-        this.#refreshBase();
-        if (wallet) this.#refreshWallet();
+        this.#status.refresh();
+        if (wallet) this.#status.refreshWallet();
+        this.#invalidate();
       },
       label: (call) => this.#label(call),
       quit: () => this.quit(),
@@ -164,8 +164,8 @@ export class TuiApp {
         "error",
       );
     }
-    this.#refreshBase();
-    this.#refreshWallet();
+    this.#status.refresh();
+    this.#status.refreshWallet();
     this.#tickTimer = setInterval(() => this.#tick(), this.#o.tickMs ?? 250);
     this.#frame();
     return done;
@@ -243,18 +243,8 @@ export class TuiApp {
 
   /** The snapshot the bar is composed from this frame. */
   snapshot(): StatusSnapshot {
-    const meter = this.#view.meter;
-    return {
-      ...this.#base,
-      model: this.#session.model,
-      scrollMode: this.#scroll > 0,
-      latencyMs: meter.latencyMs,
-      promptTokens: meter.promptTokens,
-      completionTokens: meter.completionTokens,
-      tps: meter.tps,
-      runningJobs: this.#jobs,
-      runningTool: this.#view.runningTool,
-    };
+    const { meter, runningTool } = this.#view;
+    return this.#status.snapshot({ scrollMode: this.#scroll > 0, meter, runningTool });
   }
 
   /** Composes one frame into the screen (the benchmark calls this directly). */
@@ -317,46 +307,16 @@ export class TuiApp {
       this.quit();
     } else if (key.name === "pageup" || key.name === "pagedown") {
       this.#scrollBy(key.name === "pageup" ? 1 : -1);
-    } else {
-      this.#edit(key);
+    } else if (
+      editKey({
+        drawer: this.#drawer,
+        editor: this.#editor,
+        tree: () => this.#session.host.registries.command.tree(),
+        submit: () => this.#submit(),
+      }, key) === "escape"
+    ) {
+      this.#scroll = 0;
     }
-  }
-
-  // A key for the drawer or the input line.
-  #edit(key: Key): void {
-    const drawer = this.#drawer;
-    const tree = () => this.#session.host.registries.command.tree();
-    drawer.update(tree(), this.#editor.text);
-    if (drawer.open && key.name === "escape") {
-      drawer.dismiss();
-      return;
-    }
-    if (drawer.open && drawer.match.entries.length > 0) {
-      if (key.name === "up" || key.name === "down") {
-        drawer.move(key.name === "up" ? -1 : 1);
-        return;
-      }
-      if (key.name === "tab") {
-        const completion = drawer.completion();
-        if (completion !== undefined) this.#editor.set(`${completion} `);
-        drawer.update(tree(), this.#editor.text);
-        return;
-      }
-      if (key.name === "enter" && !key.alt) {
-        // A partial word completes to the selection, which then runs.
-        const completion = drawer.completion();
-        const typed = this.#editor.text.trim();
-        const exact = drawer.match.entries.some((e) => e.line === typed);
-        if (completion !== undefined && !exact && completion.startsWith(typed)) {
-          this.#editor.set(completion);
-        }
-      }
-    } else if (key.name === "escape") {
-      if (this.#scroll > 0) this.#scroll = 0;
-      return;
-    }
-    if (this.#editor.handle(key) === "submit") this.#submit();
-    drawer.update(tree(), this.#editor.text);
   }
 
   #scrollBy(pages: number): void {
@@ -379,19 +339,8 @@ export class TuiApp {
       // The history is a convenience: a read-only config dir must not stop the session.
     });
     this.#scroll = 0;
-    if (command) this.#command(text.trim());
+    if (command) this.commands.dispatch(text.trim());
     else this.#startTurn(text);
-  }
-
-  #command(line: string): void {
-    this.#transcript.notice(`› ${line}`, "dim");
-    runSlash(this.#session.host.registries.command, line).then((outcome) => {
-      if (outcome.ok) {
-        if (outcome.text !== "") this.#transcript.notice(outcome.text);
-      } else this.#transcript.notice(outcome.error, "error");
-      this.#refreshBase();
-      this.#invalidate();
-    });
   }
 
   // ---- turns ----
@@ -418,7 +367,7 @@ export class TuiApp {
       this.#turn = undefined;
       this.#view = { ...this.#view, runningTool: "" };
       if (this.#hint.startsWith("cancelling")) this.#hint = "Ctrl-C again to quit";
-      this.#refreshWallet();
+      this.#status.refreshWallet();
       this.#invalidate();
     });
     this.#turn = { controller, done };
@@ -432,17 +381,8 @@ export class TuiApp {
   }
 
   #label(call: ToolCall): ToolLabel {
-    const known = this.#view.labels.get(call.id);
-    if (known !== undefined) return known;
-    const entry = this.#session.host.runtime.environment().tools.get(call.name);
-    let summary = call.name;
-    try {
-      const args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
-      summary = entry?.tool.summarize?.(args) ?? call.name;
-    } catch {
-      // A summary is cosmetic.
-    }
-    return { verb: entry?.tool.verb ?? call.name, summary };
+    const tool = this.#session.host.runtime.environment().tools.get(call.name)?.tool;
+    return this.#view.labels.get(call.id) ?? toolLabel(tool, call);
   }
 
   #event(event: SessionEvent): void {
@@ -466,24 +406,8 @@ export class TuiApp {
   #tick(): void {
     this.#session.host.runtime.tick();
     this.#spinner = (this.#spinner + 1) % SPINNER_FRAMES;
-    if (this.#spinner % 4 === 0) this.#refreshBase();
+    if (this.#spinner % 4 === 0) this.#status.refresh();
     this.#invalidate();
-  }
-
-  #refreshBase(): void {
-    this.#base = this.#session.snapshot();
-    const jobs = this.#session.host.services.jobs;
-    this.#jobs = jobs?.list().filter((job) => job.running).length ?? 0;
-  }
-
-  #refreshWallet(): void {
-    const account = this.#session.account();
-    if (account === undefined) return;
-    // Off the frame path; the bar shows the new readout once it lands.
-    this.#session.host.registries.wallet.refresh(account).then(() => {
-      this.#refreshBase();
-      this.#invalidate();
-    }, () => {});
   }
 
   #frame(): void {

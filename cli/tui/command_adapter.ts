@@ -10,6 +10,7 @@ import type { CommandRoot, ToolCall } from "@amber/core";
 import { listSessions } from "@amber/core/kernel";
 import type { AgentSession } from "../session/mod.ts";
 import type { CommandTarget } from "./core_commands.ts";
+import { runSlash } from "./slash.ts";
 import type { ToolLabel, TranscriptView } from "./transcript_view.ts";
 
 /** What the commands need of the running app. */
@@ -22,7 +23,7 @@ export interface AppControls {
   showPanel(id: string): void;
   /** Back to the bottom of the transcript, and a full repaint when `repaint`. */
   scrollHome(repaint: boolean): void;
-  /** The session's settings changed: recompose the bar (and refetch the wallet). */
+  /** The session's settings may have changed: recompose the bar (and refetch the wallet). */
   settingsChanged(wallet: boolean): void;
   /** A call's label, from its tool. */
   label(call: ToolCall): ToolLabel;
@@ -47,6 +48,20 @@ export class SessionCommands implements CommandTarget {
   constructor(session: AgentSession, app: AppControls) {
     this.#session = session;
     this.#app = app;
+  }
+
+  /**
+   * Runs a slash command line typed at the prompt: it is echoed, and its output (or its error)
+   * follows in the transcript.
+   */
+  async dispatch(line: string): Promise<void> {
+    const transcript = this.#app.transcript;
+    transcript.notice(`› ${line}`, "dim");
+    const outcome = await runSlash(this.#session.host.registries.command, line);
+    if (outcome.ok) {
+      if (outcome.text !== "") transcript.notice(outcome.text);
+    } else transcript.notice(outcome.error, "error");
+    this.#app.settingsChanged(false);
   }
 
   /** The live command tree. */

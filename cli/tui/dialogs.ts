@@ -46,12 +46,13 @@ export interface DialogLayout {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Dialogs } from "./dialogs.ts";
  * const dialogs = new Dialogs();
  * const answer = dialogs.choose("Region?", ["eu", "us"]);
  * dialogs.key({ name: "down", ctrl: false, alt: false, shift: false });
  * dialogs.key({ name: "enter", ctrl: false, alt: false, shift: false });
- * console.log(await answer); // "us"
+ * assert.equal(await answer, "us");
  * ```
  */
 export class Dialogs implements UiService {

@@ -10,6 +10,8 @@
 
 import type { CommandRoot, CommandTreeNode } from "@amber/core";
 import { truncateToCells } from "@amber/core/cells";
+import type { Key } from "./input.ts";
+import type { LineEditor } from "./line_editor.ts";
 import type { StyledLine } from "./lines.ts";
 import { Styles } from "./style.ts";
 
@@ -35,12 +37,13 @@ export interface CommandEntry {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { commandEntries } from "./drawer.ts";
  * const tree = [{
  *   name: "hello", path: "", help: "Say hello", man: "", owner: "hello",
  *   children: [{ name: "greet", path: "greet", help: "Greet someone", man: "", action: "x", children: [] }],
  * }];
- * console.log(commandEntries(tree).map((e) => `${e.line}: ${e.help}`)); // [ "/hello greet: Greet someone" ]
+ * assert.deepEqual(commandEntries(tree).map((e) => `${e.line}: ${e.help}`), ["/hello greet: Greet someone"]);
  * ```
  */
 export function commandEntries(tree: readonly CommandRoot[]): CommandEntry[] {
@@ -87,11 +90,12 @@ export interface DrawerMatch {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { commandEntries, matchEntries } from "./drawer.ts";
  * const entry = (line: string) => ({ words: line.slice(1).split(" "), line, help: "", man: "", executable: true, owner: "core" });
  * const entries = [entry("/help"), entry("/hello greet"), entry("/set plugin")];
- * console.log(matchEntries(entries, "/he").entries.map((e) => e.line)); // [ "/help", "/hello greet" ]
- * console.log(matchEntries(entries, "/hello greet amber").argumentOf?.line); // "/hello greet"
+ * assert.deepEqual(matchEntries(entries, "/he").entries.map((e) => e.line), ["/help", "/hello greet"]);
+ * assert.equal(matchEntries(entries, "/hello greet amber").argumentOf?.line, "/hello greet");
  * ```
  */
 export function matchEntries(entries: readonly CommandEntry[], input: string): DrawerMatch {
@@ -126,13 +130,15 @@ export function matchEntries(entries: readonly CommandEntry[], input: string): D
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Drawer } from "./drawer.ts";
  * const tree = [{
  *   name: "quit", path: "", help: "Leave", man: "", owner: "core", action: "core.quit", children: [],
  * }];
  * const drawer = new Drawer();
  * drawer.update(tree, "/q");
- * console.log(drawer.open, drawer.completion()); // true "/quit"
+ * assert.equal(drawer.open, true);
+ * assert.equal(drawer.completion(), "/quit");
  * ```
  */
 export class Drawer {
@@ -239,4 +245,71 @@ export class Drawer {
     }
     return lines;
   }
+}
+
+/** What {@linkcode editKey} works on. */
+export interface EditTarget {
+  /** The drawer. */
+  readonly drawer: Drawer;
+  /** The input line. */
+  readonly editor: LineEditor;
+  /** The live command tree. */
+  tree(): readonly CommandRoot[];
+  /** Sends the input line (Enter). */
+  submit(): void;
+}
+
+/**
+ * A key for the drawer or the input line: with the drawer open, Up and Down select, Tab
+ * completes, Esc closes it, and Enter on a partial word completes it to the selection and sends
+ * that; everything else edits the line. Returns `"escape"` for an Esc nothing here wanted.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Drawer, editKey } from "./drawer.ts";
+ * import { History, LineEditor } from "./line_editor.ts";
+ * const editor = new LineEditor(new History());
+ * const sent: string[] = [];
+ * const target = { drawer: new Drawer(), editor, tree: () => [], submit: () => sent.push(editor.text) };
+ * const key = (name: string, text?: string) => ({ name, text, ctrl: false, alt: false, shift: false });
+ * editKey(target, key("text", "hi"));
+ * editKey(target, key("enter"));
+ * assert.deepEqual(sent, ["hi"]);
+ * assert.equal(editKey(target, key("escape")), "escape");
+ * ```
+ */
+export function editKey(target: EditTarget, key: Key): "escape" | undefined {
+  const { drawer, editor } = target;
+  drawer.update(target.tree(), editor.text);
+  if (drawer.open && key.name === "escape") {
+    drawer.dismiss();
+    return undefined;
+  }
+  if (drawer.open && drawer.match.entries.length > 0) {
+    if (key.name === "up" || key.name === "down") {
+      drawer.move(key.name === "up" ? -1 : 1);
+      return undefined;
+    }
+    if (key.name === "tab") {
+      const completion = drawer.completion();
+      if (completion !== undefined) editor.set(`${completion} `);
+      drawer.update(target.tree(), editor.text);
+      return undefined;
+    }
+    if (key.name === "enter" && !key.alt) {
+      // A partial word completes to the selection, which then runs.
+      const completion = drawer.completion();
+      const typed = editor.text.trim();
+      const exact = drawer.match.entries.some((e) => e.line === typed);
+      if (completion !== undefined && !exact && completion.startsWith(typed)) {
+        editor.set(completion);
+      }
+    }
+  } else if (key.name === "escape") {
+    return "escape";
+  }
+  if (editor.handle(key) === "submit") target.submit();
+  drawer.update(target.tree(), editor.text);
+  return undefined;
 }

@@ -53,10 +53,32 @@ export interface FrameParts {
  * that moved up can be scrolled on the terminal instead of rewritten.
  *
  * @example
- * ```ts ignore
- * const frames = new FrameComposer(screen);
- * frames.compose(parts);
- * terminal.write(screen.render());
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Dialogs } from "./dialogs.ts";
+ * import { Drawer } from "./drawer.ts";
+ * import { FrameComposer } from "./frame.ts";
+ * import { LineEditor } from "./line_editor.ts";
+ * import { Screen } from "./screen.ts";
+ * import { TranscriptView } from "./transcript_view.ts";
+ * const screen = new Screen(30, 6);
+ * const transcript = new TranscriptView();
+ * transcript.notice("hello");
+ * new FrameComposer(screen).compose({
+ *   status: () => [{ text: "model-x", style: 0 }],
+ *   dialogs: new Dialogs(),
+ *   editor: new LineEditor(),
+ *   drawer: new Drawer(),
+ *   tree: [],
+ *   panel: undefined,
+ *   transcript,
+ *   scroll: 0,
+ *   hint: "",
+ *   turn: undefined,
+ * });
+ * assert.equal(screen.rowText(0).trim(), "hello");
+ * assert.equal(screen.rowText(4).trim(), "›");
+ * assert.equal(screen.rowText(5).trim(), "model-x");
  * ```
  */
 export class FrameComposer {

@@ -77,9 +77,10 @@ const LETTER: { readonly [final: string]: string } = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { keyName } from "./input.ts";
- * console.log(keyName({ name: "c", ctrl: true, alt: false, shift: false })); // "ctrl+c"
- * console.log(keyName({ name: "text", text: "r", ctrl: false, alt: false, shift: false })); // "r"
+ * assert.equal(keyName({ name: "c", ctrl: true, alt: false, shift: false }), "ctrl+c");
+ * assert.equal(keyName({ name: "text", text: "r", ctrl: false, alt: false, shift: false }), "r");
  * ```
  */
 export function keyName(key: Key): string {
@@ -92,11 +93,14 @@ export function keyName(key: Key): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { KeyDecoder, keyName } from "./input.ts";
  * const decoder = new KeyDecoder();
  * const keys = decoder.feed(new TextEncoder().encode("hi\x1b[A\x03\x1b[200~a\nb\x1b[201~"));
- * console.log(keys.map((k) => k.name === "paste" ? `paste:${k.text}` : keyName(k)));
- * // [ "hi", "up", "ctrl+c", "paste:a\nb" ]
+ * assert.deepEqual(
+ *   keys.map((k) => k.name === "paste" ? `paste:${k.text}` : keyName(k)),
+ *   ["hi", "up", "ctrl+c", "paste:a\nb"],
+ * );
  * ```
  */
 export class KeyDecoder {

@@ -23,10 +23,13 @@ export type EditResult = "submit" | "edited" | "moved" | "ignored";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { History } from "./line_editor.ts";
  * const history = new History(["first", "second"]);
- * console.log(history.previous("draft"), history.previous("draft"), history.next()); // second first second
- * console.log(history.next()); // draft
+ * assert.equal(history.previous("draft"), "second");
+ * assert.equal(history.previous("draft"), "first");
+ * assert.equal(history.next(), "second");
+ * assert.equal(history.next(), "draft");
  * ```
  */
 export class History {
@@ -151,13 +154,15 @@ const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f]/g;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { LineEditor } from "./line_editor.ts";
  * const editor = new LineEditor();
  * const k = (name: string, text?: string) => ({ name, text, ctrl: false, alt: false, shift: false });
  * editor.handle(k("text", "hello world"));
  * editor.handle({ ...k("w"), ctrl: true }); // delete the word before the cursor
  * editor.handle(k("text", "there"));
- * console.log(editor.text, editor.handle(k("enter"))); // "hello there" "submit"
+ * assert.equal(editor.text, "hello there");
+ * assert.equal(editor.handle(k("enter")), "submit");
  * ```
  */
 export class LineEditor {
@@ -355,10 +360,12 @@ export interface InputLayout {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { layoutInput } from "./line_editor.ts";
  * import { plainText } from "./lines.ts";
  * const layout = layoutInput("abcdef\nxy", 4, 6, [{ text: "> ", style: 0 }]);
- * console.log(layout.lines.map(plainText), layout.row, layout.col); // [ "> abcd", "  ef", "  xy" ] 1 2
+ * assert.deepEqual(layout.lines.map(plainText), ["> abcd", "  ef", "  xy"]);
+ * assert.deepEqual([layout.row, layout.col], [1, 2]);
  * ```
  */
 export function layoutInput(

@@ -43,8 +43,9 @@ const HAS_CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sanitize } from "./lines.ts";
- * console.log(JSON.stringify(sanitize("a\tb\x1b[2Jc"))); // "a    b[2Jc"
+ * assert.equal(sanitize("a\tb\x1b[2Jc"), "a    b[2Jc");
  * ```
  */
 export function sanitize(text: string): string {
@@ -57,8 +58,9 @@ export function sanitize(text: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { lineWidth } from "./lines.ts";
- * console.log(lineWidth([{ text: "中文", style: 0 }, { text: "ok", style: 0 }])); // 6
+ * assert.equal(lineWidth([{ text: "中文", style: 0 }, { text: "ok", style: 0 }]), 6);
  * ```
  */
 export function lineWidth(line: StyledLine): number {
@@ -72,8 +74,9 @@ export function lineWidth(line: StyledLine): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { plainText } from "./lines.ts";
- * console.log(plainText([{ text: "• ", style: 2 }, { text: "item", style: 0 }])); // "• item"
+ * assert.equal(plainText([{ text: "• ", style: 2 }, { text: "item", style: 0 }]), "• item");
  * ```
  */
 export function plainText(line: StyledLine): string {
@@ -94,8 +97,10 @@ interface Cluster {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isPrintableAscii } from "./lines.ts";
- * console.log(isPrintableAscii("abc"), isPrintableAscii("中")); // true false
+ * assert.equal(isPrintableAscii("abc"), true);
+ * assert.equal(isPrintableAscii("中"), false);
  * ```
  */
 export function isPrintableAscii(text: string): boolean {
@@ -144,12 +149,13 @@ function spansOf(clusters: readonly Cluster[], from: number, to: number): Span[]
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { plainText, wrapSpans } from "./lines.ts";
  * const lines = wrapSpans([{ text: "one two three four", style: 0 }], 11, {
  *   first: [{ text: "• ", style: 0 }],
  *   rest: [{ text: "  ", style: 0 }],
  * });
- * console.log(lines.map(plainText)); // [ "• one two", "  three", "  four" ]
+ * assert.deepEqual(lines.map(plainText), ["• one two", "  three", "  four"]);
  * ```
  */
 export function wrapSpans(

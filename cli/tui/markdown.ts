@@ -41,8 +41,9 @@ const LINK_STYLE = style({ underline: true, fg: "cyan" });
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderInline } from "./markdown.ts";
- * console.log(renderInline("a **b** `c`", 0).map((s) => s.text)); // [ "a ", "b", " ", "c" ]
+ * assert.deepEqual(renderInline("a **b** `c`", 0).map((s) => s.text), ["a ", "b", " ", "c"]);
  * ```
  */
 export function renderInline(text: string, base: Style = Styles.plain): Span[] {
@@ -121,11 +122,12 @@ export function renderInline(text: string, base: Style = Styles.plain): Span[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderMarkdownLine } from "./markdown.ts";
  * import { plainText } from "./lines.ts";
  * const state = { fence: undefined };
  * const lines = ["- one", "~~~ts", "let x = 1;", "~~~"].flatMap((l) => renderMarkdownLine(l, 40, state));
- * console.log(lines.map(plainText)); // [ "• one", "┌ ts", "│ let x = 1;", "└" ]
+ * assert.deepEqual(lines.map(plainText), ["• one", "┌ ts", "│ let x = 1;", "└"]);
  * ```
  */
 export function renderMarkdownLine(
@@ -189,9 +191,10 @@ export function renderMarkdownLine(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderMarkdown } from "./markdown.ts";
  * import { plainText } from "./lines.ts";
- * console.log(renderMarkdown("# Title\n\nSome *words*.", 80).map(plainText)); // [ "Title", "", "Some words." ]
+ * assert.deepEqual(renderMarkdown("# Title\n\nSome *words*.", 80).map(plainText), ["Title", "", "Some words."]);
  * ```
  */
 export function renderMarkdown(source: string, width: number): StyledLine[] {
@@ -210,13 +213,14 @@ export function renderMarkdown(source: string, width: number): StyledLine[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MarkdownStream } from "./markdown.ts";
  * import { plainText } from "./lines.ts";
  * const stream = new MarkdownStream();
  * stream.append("Hello **wor");
- * console.log(stream.lines(80).map(plainText)); // [ "Hello **wor" ]
+ * assert.deepEqual(stream.lines(80).map(plainText), ["Hello **wor"]);
  * stream.append("ld**\n- item");
- * console.log(stream.lines(80).map(plainText)); // [ "Hello world", "• item" ]
+ * assert.deepEqual(stream.lines(80).map(plainText), ["Hello world", "• item"]);
  * ```
  */
 export class MarkdownStream {

@@ -22,6 +22,7 @@ export type PanelKeyResult = "close" | "handled" | "ignored";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createPanelRegistry } from "@amber/registries/panels";
  * import { EventBus } from "@amber/core";
  * import { PanelView } from "./panel_view.ts";
@@ -37,10 +38,11 @@ export type PanelKeyResult = "close" | "handled" | "ignored";
  * const view = new PanelView("numbers", panels);
  * const screen = new Screen(30, 6);
  * view.draw(screen);
- * console.log(screen.rowText(1).trim()); // "line 0"
+ * assert.equal(screen.rowText(1).trim(), "line 0");
  * view.key({ name: "pagedown", ctrl: false, alt: false, shift: false });
  * view.draw(screen);
- * console.log(screen.rowText(1).trim(), view.key({ name: "escape", ctrl: false, alt: false, shift: false })); // "line 3" "close"
+ * assert.equal(screen.rowText(1).trim(), "line 3");
+ * assert.equal(view.key({ name: "escape", ctrl: false, alt: false, shift: false }), "close");
  * ```
  */
 export class PanelView {

@@ -32,6 +32,7 @@ const BLANK = " ";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Screen } from "./screen.ts";
  * const screen = new Screen(10, 2);
  * screen.write(0, 0, "hello", 0);
@@ -39,8 +40,8 @@ const BLANK = " ";
  * screen.clear();
  * screen.write(0, 0, "help!", 0);
  * const second = screen.render();
- * console.log(first.includes("hello"), JSON.stringify(second.replace(/\x1b\[\?\d+[hl]/g, "")));
- * // true "\u001b[1;4Hp!"
+ * assert.ok(first.includes("hello"));
+ * assert.equal(second.replace(/\x1b\[\?\d+[hl]/g, ""), "\x1b[1;4Hp!");
  * ```
  */
 export class Screen {

@@ -31,13 +31,17 @@ export interface SlashCommand {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseSlash } from "./slash.ts";
  * const tree = [{
  *   name: "hello", path: "", help: "", man: "", owner: "hello",
  *   children: [{ name: "greet", path: "greet", help: "", man: "", children: [] }],
  * }];
- * console.log(parseSlash("/hello greet  Ada Lovelace", tree));
- * // { root: "hello", path: [ "greet" ], arg: "Ada Lovelace" }
+ * assert.deepEqual(parseSlash("/hello greet  Ada Lovelace", tree), {
+ *   root: "hello",
+ *   path: ["greet"],
+ *   arg: "Ada Lovelace",
+ * });
  * ```
  */
 export function parseSlash(line: string, tree: readonly CommandRoot[]): SlashCommand | undefined {
@@ -57,12 +61,13 @@ export function parseSlash(line: string, tree: readonly CommandRoot[]): SlashCom
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createCommandRegistry } from "@amber/registries/commands";
  * import { runSlash } from "./slash.ts";
  * const commands = createCommandRegistry({
  *   coreRoots: { echo: { help: "Echo", handlers: { "": (arg) => arg } } },
  * });
- * console.log(await runSlash(commands, "/echo hi there")); // { ok: true, text: "hi there" }
+ * assert.deepEqual(await runSlash(commands, "/echo hi there"), { ok: true, text: "hi there" });
  * ```
  */
 export async function runSlash(registry: CommandRegistry, line: string): Promise<CommandOutcome> {

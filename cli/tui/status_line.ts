@@ -11,14 +11,17 @@
  * @module
  */
 
-import type {
-  ComposedStatus,
-  StatusRegistry,
-  StatusSegmentCapability,
-  StatusSnapshot,
-  StatusTone,
+import {
+  type ComposedStatus,
+  emptyStatusSnapshot,
+  type StatusRegistry,
+  type StatusSegmentCapability,
+  type StatusSnapshot,
+  type StatusTone,
 } from "@amber/core";
+import type { AgentSession } from "../session/mod.ts";
 import type { Span, StyledLine } from "./lines.ts";
+import type { Meter } from "./reducer.ts";
 import { type Style, style, Styles } from "./style.ts";
 
 const SEPARATOR: Span = { text: " │ ", style: Styles.dim };
@@ -37,6 +40,7 @@ const TONES: { readonly [tone in StatusTone]: Style } = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { statusLine } from "./status_line.ts";
  * import { plainText } from "./lines.ts";
  * const composed = {
@@ -48,7 +52,7 @@ const TONES: { readonly [tone in StatusTone]: Style } = {
  *   text: "gpt-5 │ ↑12 ↓3",
  *   dropped: [],
  * };
- * console.log(plainText(statusLine(composed))); // "gpt-5 │ ↑12 ↓3"
+ * assert.equal(plainText(statusLine(composed)), "gpt-5 │ ↑12 ↓3");
  * ```
  */
 export function statusLine(composed: ComposedStatus): StyledLine {
@@ -74,6 +78,72 @@ export function composeStatus(
   snapshot: StatusSnapshot,
 ): StyledLine {
   return statusLine(registry.compose(width, snapshot));
+}
+
+/** What only the live screen knows, for the bar. */
+export interface LiveFigures {
+  /** Whether the transcript is scrolled back. */
+  readonly scrollMode: boolean;
+  /** The meter of the last response. */
+  readonly meter: Meter;
+  /** The tool running, or "". */
+  readonly runningTool: string;
+}
+
+/**
+ * What the bar shows of the session and the host, refreshed off the frame path (the account
+ * readouts, the running jobs) so that composing a frame only reads.
+ *
+ * @example
+ * ```ts ignore
+ * const feed = new StatusFeed(session, () => app.invalidate());
+ * feed.refresh();
+ * const bar = composeStatus(registry, width, feed.snapshot(figures));
+ * ```
+ */
+export class StatusFeed {
+  readonly #session: AgentSession;
+  readonly #changed: () => void;
+  #base: StatusSnapshot = emptyStatusSnapshot();
+  #jobs = 0;
+
+  /** A feed over `session`; `changed` is called when a refetched readout lands. */
+  constructor(session: AgentSession, changed: () => void) {
+    this.#session = session;
+    this.#changed = changed;
+  }
+
+  /** Rereads the session's snapshot (model, effort, cached readouts) and the running jobs. */
+  refresh(): void {
+    this.#base = this.#session.snapshot();
+    const jobs = this.#session.host.services.jobs;
+    this.#jobs = jobs?.list().filter((job) => job.running).length ?? 0;
+  }
+
+  /** Refetches the wallet of the session's account; the bar shows it once it lands. */
+  refreshWallet(): void {
+    const account = this.#session.account();
+    if (account === undefined) return;
+    this.#session.host.registries.wallet.refresh(account).then(() => {
+      this.refresh();
+      this.#changed();
+    }, () => {});
+  }
+
+  /** The snapshot the bar is composed from, with the screen's live figures. */
+  snapshot(live: LiveFigures): StatusSnapshot {
+    return {
+      ...this.#base,
+      model: this.#session.model,
+      scrollMode: live.scrollMode,
+      latencyMs: live.meter.latencyMs,
+      promptTokens: live.meter.promptTokens,
+      completionTokens: live.meter.completionTokens,
+      tps: live.meter.tps,
+      runningJobs: this.#jobs,
+      runningTool: live.runningTool,
+    };
+  }
 }
 
 function ms(value: number): string {

@@ -80,8 +80,9 @@ export interface StyleSpec {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sgr, style } from "./style.ts";
- * console.log(JSON.stringify(sgr(style({ fg: "red", bold: true })))); // "\u001b[0;1;31m"
+ * assert.equal(sgr(style({ fg: "red", bold: true })), "\x1b[0;1;31m");
  * ```
  */
 export function style(spec: StyleSpec): Style {
@@ -103,8 +104,9 @@ export function style(spec: StyleSpec): Style {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { merge, style } from "./style.ts";
- * console.log(merge(style({ dim: true }), style({ bold: true })) === style({ dim: true, bold: true })); // true
+ * assert.equal(merge(style({ dim: true }), style({ bold: true })), style({ dim: true, bold: true }));
  * ```
  */
 export function merge(base: Style, over: Style): Style {
@@ -120,8 +122,9 @@ export function merge(base: Style, over: Style): Style {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sgr, style } from "./style.ts";
- * console.log(JSON.stringify(sgr(style({ fg: "gray", inverse: true }), false))); // "\u001b[0;7m"
+ * assert.equal(sgr(style({ fg: "gray", inverse: true }), false), "\x1b[0;7m");
  * ```
  */
 export function sgr(packed: Style, color: boolean = true): string {

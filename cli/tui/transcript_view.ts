@@ -182,10 +182,39 @@ function formatMs(ms: number): string {
 const EMPTY_LINE: StyledLine = [];
 
 /**
+ * A call's label from its tool: the tool's verb and its summary of the arguments (the tool's
+ * name for both when it has none, or the arguments do not parse).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { toolLabel } from "./transcript_view.ts";
+ * const tool = { verb: "reading", summarize: (args: { path?: string }) => args.path ?? "" };
+ * const call = { id: "c1", name: "read", arguments: '{"path":"a.ts"}' };
+ * assert.deepEqual(toolLabel(tool, call), { verb: "reading", summary: "a.ts" });
+ * assert.deepEqual(toolLabel(undefined, call), { verb: "read", summary: "read" });
+ * ```
+ */
+export function toolLabel(
+  tool: { readonly verb?: string; summarize?(args: unknown): string } | undefined,
+  call: ToolCall,
+): ToolLabel {
+  let summary = call.name;
+  try {
+    const args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+    summary = tool?.summarize?.(args) ?? call.name;
+  } catch {
+    // A summary is cosmetic.
+  }
+  return { verb: tool?.verb ?? call.name, summary };
+}
+
+/**
  * The transcript's blocks and their rendering.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { TranscriptView } from "./transcript_view.ts";
  * import { plainText } from "./lines.ts";
  * const view = new TranscriptView();
@@ -194,8 +223,14 @@ const EMPTY_LINE: StyledLine = [];
  * view.toolStart(call, { verb: "greeting", summary: "greet amber" });
  * view.toolEnd(call, { ok: true, output: "Hello, amber!" }, 3);
  * view.appendText("Done: **greeted**.");
- * console.log(view.view(40, 10, 0).map(plainText));
- * // [ "› greet amber", "", "⚙ greeting greet amber", "  ✓ Hello, amber!  (3 ms)", "", "Done: greeted." ]
+ * assert.deepEqual(view.view(40, 10, 0).map(plainText), [
+ *   "› greet amber",
+ *   "",
+ *   "⚙ greeting greet amber",
+ *   "  ✓ Hello, amber!  (3 ms)",
+ *   "",
+ *   "Done: greeted.",
+ * ]);
  * ```
  */
 export class TranscriptView {

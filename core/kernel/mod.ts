@@ -27,7 +27,7 @@ export {
   runSelection,
 } from "./run.ts";
 export { type ResolvedSelection, resolveSelection, type SelectionRequest } from "./selection.ts";
-export { buildEnvironment, type ResolvedExecutionEnv } from "./environment.ts";
+export { buildEnvironment } from "./environment.ts";
 export {
   listSessions,
   type LoadedSession,

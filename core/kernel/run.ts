@@ -11,7 +11,7 @@
 
 import type { ApprovalPolicy } from "../config.ts";
 import type { ChatRequest, FinishReason, StreamEvent, StreamSink } from "../dialect.ts";
-import type { ResolvedExecutionEnv } from "./environment.ts";
+import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import { describeError } from "../errors.ts";
 import type {
   GateInput,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ResolvedExecutionEnv } from "./environment.ts";
+import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import type { Plugin } from "../plugin.ts";
 import type { Registries } from "../registries.ts";
 import { CapabilityBoundError, ResolutionError } from "../resolution_error.ts";

@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { Plugin, PluginContext, StandardJsonSchema, StandardResult, Tool } from "@amber/core";
-import { exact, PluginCategory } from "@amber/core";
+import type { Plugin, PluginContext, StandardJsonSchema, StandardResult } from "@amber/core";
+import { defineTool, exact, PluginCategory } from "@amber/core";
 
 /** The hello plugin's section of config.yaml. */
 export interface HelloConfig {
@@ -71,7 +71,7 @@ export function createHelloPlugin(): Plugin {
     (context?.section() as HelloConfig | undefined)?.greeting ?? "Hello";
   const greet = (name: string): string => `${greeting()}, ${name.trim() || "world"}!`;
 
-  const greetTool: Tool = {
+  const greetTool = defineTool({
     name: "greet",
     description: "Greet someone by name.",
     parameters: {
@@ -82,9 +82,9 @@ export function createHelloPlugin(): Plugin {
     },
     verb: "greeting",
     readOnly: true,
-    summarize: (args) => `greet ${(args as { name: string }).name}`,
-    execute: (args) => ({ ok: true, output: greet((args as { name: string }).name) }),
-  };
+    summarize: (args) => `greet ${String(args.name)}`,
+    execute: (args) => ({ ok: true, output: greet(args.name) }),
+  });
 
   return {
     id: "hello",

@@ -25,9 +25,13 @@ export interface IgnoreRule {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { globToRegExpSource } from "./_ignore.ts";
  * const re = new RegExp(`^${globToRegExpSource("src/**\/*.{ts,tsx}", true)}$`);
- * console.log(re.test("src/a/b.tsx"), re.test("src/b.ts"), re.test("lib/b.ts")); // true true false
+ * assert.deepEqual(
+ *   [re.test("src/a/b.tsx"), re.test("src/b.ts"), re.test("lib/b.ts")],
+ *   [true, true, false],
+ * );
  * ```
  */
 export function globToRegExpSource(glob: string, braces = false): string {
@@ -153,9 +157,13 @@ function splitTopLevel(text: string): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { compileRule } from "./_ignore.ts";
  * const rule = compileRule("!/build/")!;
- * console.log(rule.negate, rule.dirOnly, rule.regex.test("build"), rule.regex.test("a/build")); // true true true false
+ * assert.deepEqual(
+ *   [rule.negate, rule.dirOnly, rule.regex.test("build"), rule.regex.test("a/build")],
+ *   [true, true, true, false],
+ * );
  * ```
  */
 export function compileRule(line: string, braces = false): IgnoreRule | undefined {
@@ -186,8 +194,10 @@ export function compileRule(line: string, braces = false): IgnoreRule | undefine
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseGitignore } from "./_ignore.ts";
- * console.log(parseGitignore("# build output\ndist/\n*.log\n!keep.log\n").length); // 3
+ * const rules = parseGitignore("# build output\ndist/\n*.log\n!keep.log\n");
+ * assert.deepEqual(rules.map((rule) => rule.negate), [false, false, true]);
  * ```
  */
 export function parseGitignore(text: string): IgnoreRule[] {
@@ -215,12 +225,16 @@ interface IgnoreLevel {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { IgnoreMatcher, parseGitignore } from "./_ignore.ts";
  * const root = IgnoreMatcher.empty().with("", parseGitignore("*.log\n!keep.log\n/dist\n"));
- * console.log(root.ignores("a/x.log", false), root.ignores("a/keep.log", false)); // true false
- * console.log(root.ignores("dist", true), root.ignores("src/dist", true)); // true false
+ * assert.deepEqual([root.ignores("a/x.log", false), root.ignores("a/keep.log", false)], [
+ *   true,
+ *   false,
+ * ]);
+ * assert.deepEqual([root.ignores("dist", true), root.ignores("src/dist", true)], [true, false]);
  * const src = root.with("src", parseGitignore("gen/\n"));
- * console.log(src.ignores("src/gen", true), src.ignores("gen", true)); // true false
+ * assert.deepEqual([src.ignores("src/gen", true), src.ignores("gen", true)], [true, false]);
  * ```
  */
 export class IgnoreMatcher {

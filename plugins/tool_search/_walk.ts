@@ -59,6 +59,7 @@ export const ALWAYS_SKIPPED: readonly string[] = [".git", "node_modules"];
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { walkSearch } from "./_walk.ts";
  * const root = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${root}/.gitignore`, "*.log\n");
@@ -74,7 +75,7 @@ export const ALWAYS_SKIPPED: readonly string[] = [".git", "node_modules"];
  *   signal: new AbortController().signal,
  * };
  * const { matches } = await walkSearch(query, /const/);
- * console.log(matches.map((m) => `${m.path.slice(root.length + 1)}:${m.line}`)); // [ "a.ts:1" ]
+ * assert.deepEqual(matches.map((m) => `${m.path.slice(root.length + 1)}:${m.line}`), ["a.ts:1"]);
  * await Deno.remove(root, { recursive: true });
  * ```
  */
@@ -201,6 +202,7 @@ function matchOverrides(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ripgrepSearch } from "./_walk.ts";
  * import { hasCommand } from "../_workspace.ts";
  * if (await hasCommand("rg")) {
@@ -215,7 +217,7 @@ function matchOverrides(
  *     limit: 10,
  *     signal: new AbortController().signal,
  *   });
- *   console.log(matches.length); // 1
+ *   assert.deepEqual(matches.map((m) => [m.line, m.text]), [[1, "const x = 1;"]]);
  *   await Deno.remove(root, { recursive: true });
  * }
  * ```

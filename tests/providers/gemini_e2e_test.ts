@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import type { ChatRequest, Message } from "@amber/core";
 import { geminiDialect } from "../../providers/gemini.ts";
 import { geminiEncoder } from "../../providers/testing/gemini.ts";
-import { assertFinish, ends, errorOf, type Harness, startHarness, text, types } from "./_e2e.ts";
+import { assertFinish, ends, errorOf, type Harness, startHarness, text } from "./_e2e.ts";
 
 const TOOL = {
   name: "read",
@@ -17,17 +17,6 @@ const TOOL = {
     additionalProperties: false,
   },
 };
-
-const BASE = "https://generativelanguage.googleapis.com";
-
-function request(overrides: Partial<ChatRequest> = {}): ChatRequest {
-  return {
-    model: "gemini-2.5-flash",
-    messages: [{ role: "user", content: "Hi" }],
-    tools: [],
-    ...overrides,
-  };
-}
 
 function request(overrides: Partial<ChatRequest> = {}): ChatRequest {
   return {

@@ -1,17 +1,7 @@
 import assert from "node:assert/strict";
 import type { ChatRequest, Message, StreamEvent } from "@amber/core";
 import { geminiBody, geminiDialect } from "../../providers/gemini.ts";
-import { geminiEncoder } from "../../providers/testing/gemini.ts";
-import {
-  assertFinish,
-  decodeWith,
-  ends,
-  errorOf,
-  type Harness,
-  startHarness,
-  text,
-  types,
-} from "./_e2e.ts";
+import { assertFinish, decodeWith, ends, errorOf, text, types } from "./_e2e.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

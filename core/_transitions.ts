@@ -1,0 +1,121 @@
+// The runtime-wide transitions: start every plugin that is on, switch one plugin on or off (and
+// what that unblocks or cascades to), and stop everything. Each plugin's own activation and
+// deactivation is `_lifecycle.ts`; which plugins a switch touches comes from the dependency
+// index, so a switch looks only at the plugin and the plugins that require it.
+
+import type { DependencyIndex } from "./_dependency_index.ts";
+import {
+  activateIfReady,
+  block,
+  deactivate,
+  type LifecycleHost,
+  requirementProblem,
+} from "./_lifecycle.ts";
+import { DISABLED, NO_FAILURES, type PluginRecord, REGISTERED } from "./_plugin_record.ts";
+import { defaultOn, readOn, writeOn } from "./_state_io.ts";
+import type { PluginState } from "./plugin.ts";
+import {
+  type Diagnostic,
+  PluginDependentsError,
+  type SetStateOptions,
+  type SetStateResult,
+} from "./runtime_types.ts";
+
+/** What the transitions need of the runtime. */
+export interface TransitionHost {
+  readonly records: ReadonlyMap<string, PluginRecord>;
+  readonly index: DependencyIndex;
+  readonly lifecycle: LifecycleHost;
+  readonly configDir: string | undefined;
+  readonly allOn: boolean;
+  readonly diagnose: (diagnostic: Diagnostic) => void;
+}
+
+/** Reads every registered plugin's state, then activates the ones that are on, in order. */
+export async function startAll(host: TransitionHost): Promise<void> {
+  const { index, records, configDir } = host;
+  await index.prepare();
+  const order = index.order();
+  for (const record of records.values()) {
+    if (record.state.status !== "registered") continue;
+    record.on = configDir === undefined
+      ? defaultOn(host.allOn, record.plugin)
+      : await readOn(configDir, host.allOn, record.plugin, host.diagnose);
+    const failure = index.failure(record.plugin.id);
+    if (failure === undefined) continue;
+    if (!record.on) record.state = DISABLED;
+    else block(record, failure, failure.rule === "dependency-cycle");
+  }
+  for (const id of order) {
+    const record = records.get(id)!;
+    if (record.state.status !== "registered") continue;
+    if (record.on) await activateIfReady(host.lifecycle, record);
+    else record.state = DISABLED;
+  }
+}
+
+/** Persists and applies `on` for `record`; see `PluginRuntime.setState`. */
+export async function switchPlugin(
+  host: TransitionHost,
+  record: PluginRecord,
+  on: boolean,
+  options: SetStateOptions,
+): Promise<SetStateResult> {
+  const { index, records, lifecycle } = host;
+  const id = record.plugin.id;
+  const cascaded: string[] = [];
+  if (!on && record.state.status === "active") {
+    const dependents = index.activeDependents(id);
+    if (dependents.length > 0 && !options.cascade) {
+      throw new PluginDependentsError(id, dependents);
+    }
+    for (const dependent of dependents) {
+      await deactivate(lifecycle, records.get(dependent)!);
+      cascaded.push(dependent);
+    }
+  }
+  const written = await writeOn(host.configDir, id, on, host.diagnose);
+  record.on = on;
+  if (on && record.state.status !== "active") {
+    await index.prepare();
+    const failure = index.failure(id);
+    if (failure !== undefined) block(record, failure, failure.rule === "dependency-cycle");
+    else await activateIfReady(lifecycle, record);
+  }
+  if (!on && record.state.status === "active") await deactivate(lifecycle, record);
+  if (!on) {
+    record.state = DISABLED;
+    record.failures = NO_FAILURES;
+  }
+  // What was waiting on this plugin (or on something it unblocks) gets its chance now; only a
+  // plugin that requires it can have been waiting for it.
+  const unblocked: string[] = [];
+  for (const waiting of index.waitingOn(id)) {
+    if (!waiting.on || waiting.state.status !== "blocked") continue;
+    await activateIfReady(lifecycle, waiting);
+    if ((waiting.state as PluginState).status === "active") unblocked.push(waiting.plugin.id);
+  }
+  // Switched off for this plugin's sake, they stay on in their own files: blocked until it
+  // comes back.
+  for (const dependent of cascaded) {
+    const other = records.get(dependent)!;
+    const problem = requirementProblem(records, other);
+    if (problem !== undefined) block(other, problem, false);
+  }
+  return { state: record.state, ...written, cascaded, unblocked };
+}
+
+/** Deactivates every active plugin, dependents first; every plugin is `registered` after. */
+export async function stopAll(host: TransitionHost): Promise<void> {
+  const { records } = host;
+  const ids = [...records.keys()];
+  const order = host.index.settled() ?? ids;
+  const ordered = new Set(order);
+  const rest = ids.filter((id) => !ordered.has(id));
+  for (const id of [...order, ...rest].reverse()) {
+    const record = records.get(id)!;
+    if (record.state.status === "active") await deactivate(host.lifecycle, record);
+    record.state = REGISTERED;
+    record.failures = NO_FAILURES;
+  }
+}
