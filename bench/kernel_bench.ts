@@ -6,7 +6,7 @@
 
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, isStepCount, jsonSchema, streamText, tool } from "ai";
-import { type Plugin } from "@amber/core";
+import type { Plugin } from "@amber/core";
 import { runAgent } from "@amber/core/kernel";
 import { ProviderClient } from "@amber/providers";
 import { openaiDialect } from "@amber/providers/openai";

@@ -22,9 +22,14 @@ if (Deno.args[0] === "--list") {
   Deno.exit(0);
 }
 
-const [file, roundsArg, filter] = Deno.args;
+// --before=<dir>: also run each case from a copy of the project in <dir> (same bench file path),
+// alternating with this one, and print both medians and their ratio.
+const before = Deno.args.find((arg) => arg.startsWith("--before="))?.slice("--before=".length);
+const [file, roundsArg, filter] = Deno.args.filter((arg) => !arg.startsWith("--before="));
 if (!file) {
-  console.error("usage: deno run -A bench/separately.ts <bench file> [rounds] [filter]");
+  console.error(
+    "usage: deno run -A bench/separately.ts <bench file> [rounds] [filter] [--before=<dir>]",
+  );
   Deno.exit(2);
 }
 const rounds = Number(roundsArg ?? 5);
@@ -65,7 +70,7 @@ async function listCases(): Promise<Case[]> {
   return cases.filter((c) => filter === undefined || c.name.includes(filter));
 }
 
-async function run(name: string): Promise<number | undefined> {
+async function run(name: string, cwd?: string): Promise<number | undefined> {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   // Timing only: a type error elsewhere in the workspace must not lose a sample.
   const args = [
@@ -78,20 +83,39 @@ async function run(name: string): Promise<number | undefined> {
     `/^${escaped}$/`,
     file,
   ];
-  const output = await new Deno.Command(Deno.execPath(), { args, stdout: "piped", stderr: "null" })
-    .output();
-  const result = JSON.parse(new TextDecoder().decode(output.stdout)) as BenchJson;
-  return result.benches[0]?.results[0]?.ok?.avg;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd,
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  try {
+    const result = JSON.parse(new TextDecoder().decode(output.stdout)) as BenchJson;
+    return result.benches[0]?.results[0]?.ok?.avg;
+  } catch {
+    return undefined;
+  }
 }
 
 const cases = await listCases();
 const samples = new Map<string, number[]>(cases.map((c) => [c.name, []]));
+const beforeSamples = new Map<string, number[]>(cases.map((c) => [c.name, []]));
 for (let round = 0; round < rounds; round++) {
   for (const { name } of round % 2 ? [...cases].reverse() : cases) {
-    const avg = await run(name);
-    if (avg !== undefined) samples.get(name)!.push(avg);
-    // Progress on stderr, so a long run shows where it is and what it has so far.
-    console.error(`round ${round + 1}: ${name}: ${avg === undefined ? "failed" : format(avg)}`);
+    const sides = before === undefined
+      ? [undefined]
+      : round % 2
+      ? [undefined, before]
+      : [before, undefined];
+    for (const cwd of sides) {
+      const avg = await run(name, cwd);
+      if (avg !== undefined) (cwd === undefined ? samples : beforeSamples).get(name)!.push(avg);
+      // Progress on stderr, so a long run shows where it is and what it has so far.
+      const side = cwd === undefined ? "" : " (before)";
+      console.error(
+        `round ${round + 1}: ${name}${side}: ${avg === undefined ? "failed" : format(avg)}`,
+      );
+    }
   }
 }
 function format(ns: number): string {
@@ -110,5 +134,13 @@ for (const { name, group } of cases) {
   if (!firstOfGroup.has(group)) firstOfGroup.set(group, m);
   const figure = format(m);
   const ratio = (m / firstOfGroup.get(group)!).toFixed(2);
-  console.log(`${figure.padStart(11)}  ${ratio.padStart(6)}x  ${name}`);
+  const then = beforeSamples.get(name)!;
+  const was = before === undefined
+    ? ""
+    : then.length === 0
+    ? "  before: failed".padEnd(30)
+    : `  before ${format(median(then)).padStart(11)}  after/before ${
+      (m / median(then)).toFixed(2).padStart(5)
+    }`;
+  console.log(`${figure.padStart(11)}  ${ratio.padStart(6)}x${was}  ${name}`);
 }

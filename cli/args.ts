@@ -30,9 +30,11 @@ export class UsageError extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseArgs } from "@amber/cli/args";
  * const parsed = parseArgs(["status", "--width", "40"], ["width"], []);
- * console.log(parsed.words, parsed.options.get("width")); // [ "status" ] 40
+ * assert.deepEqual(parsed.words, ["status"]);
+ * assert.equal(parsed.options.get("width"), "40");
  * ```
  */
 export function parseArgs(
@@ -74,8 +76,10 @@ export function parseArgs(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { intOption, parseArgs } from "@amber/cli/args";
- * console.log(intOption(parseArgs(["--width=50"], ["width"], []), "width", 80)); // 50
+ * assert.equal(intOption(parseArgs(["--width=50"], ["width"], []), "width", 80), 50);
+ * assert.equal(intOption(parseArgs([], ["width"], []), "width", 80), 80);
  * ```
  */
 export function intOption(parsed: ParsedArgs, name: string, fallback: number): number {

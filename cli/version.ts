@@ -11,8 +11,9 @@ import manifest from "./deno.json" with { type: "json" };
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { VERSION } from "@amber/cli";
- * console.log(/^\d+\.\d+\.\d+/.test(VERSION)); // true
+ * assert.match(VERSION, /^\d+\.\d+\.\d+/);
  * ```
  */
 export const VERSION: string = manifest.version;

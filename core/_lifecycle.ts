@@ -39,22 +39,31 @@ export interface LifecycleHost {
   diagnose(diagnostic: Diagnostic): void;
 }
 
+// Measured fast path (bench/runtime_bench.ts, the cycle at 1,000 plugins: start 20-40% and
+// stop 30% slower when every step awaited): the lifecycle returns a promise only when the
+// plugin's own code (an async schema, initialize or shutdown) returned one, so a harness of
+// synchronous plugins activates and deactivates without a promise per plugin.
+
 /**
  * Activates `record` if every plugin it requires is active; otherwise marks it `blocked` and
- * says which requirement is missing.
+ * says which requirement is missing. Returns a promise only when something had to be awaited.
  */
-export async function activateIfReady(host: LifecycleHost, record: PluginRecord): Promise<void> {
+export function activateIfReady(host: LifecycleHost, record: PluginRecord): Promise<void> | void {
   if (record.loadFailure !== undefined) {
     return failed(host, record, record.loadFailure, undefined, [], "load");
   }
   const problem = requirementProblem(host.records, record);
   if (problem !== undefined) return block(record, problem, false);
-  // A schema may validate asynchronously; most decode at once, and awaiting a value costs a
-  // microtask, not a promise per plugin.
-  const decoded: DecodedSection = await decodePluginConfig(
-    record.plugin,
-    host.config().plugins[record.plugin.id],
-  );
+  const decoded = decodePluginConfig(record.plugin, host.config().plugins[record.plugin.id]);
+  if (decoded instanceof Promise) return decoded.then((result) => initialize(host, record, result));
+  return initialize(host, record, decoded);
+}
+
+function initialize(
+  host: LifecycleHost,
+  record: PluginRecord,
+  decoded: DecodedSection,
+): Promise<void> | void {
   if (!decoded.ok) {
     const reason = decoded.errors.map((error) => error.message).join("; ");
     return fail(host, record, reason, undefined, false, decoded.errors);
@@ -67,10 +76,24 @@ export async function activateIfReady(host: LifecycleHost, record: PluginRecord)
   record.scope = scope;
   let ready: unknown;
   try {
-    const initialized = plugin.initialize(scope);
-    ready = isThenable(initialized)
-      ? await within(host, initialized, `plugin '${plugin.id}': initialize`)
-      : initialized;
+    ready = plugin.initialize(scope);
+  } catch (error) {
+    return fail(host, record, `initialize failed: ${describeError(error)}`, error, false);
+  }
+  if (isThenable(ready)) return initializeLater(host, record, scope, ready);
+  if (ready !== true) return fail(host, record, "initialize returned false", undefined, false);
+  return install(host, record, scope);
+}
+
+async function initializeLater(
+  host: LifecycleHost,
+  record: PluginRecord,
+  scope: PluginScope,
+  pending: PromiseLike<unknown>,
+): Promise<void> {
+  let ready: unknown;
+  try {
+    ready = await within(host, pending, `plugin '${record.plugin.id}': initialize`);
   } catch (error) {
     return fail(host, record, `initialize failed: ${describeError(error)}`, error, false);
   }
@@ -119,10 +142,18 @@ function install(
   if (host.events.has("pluginEnabled")) host.events.publish("pluginEnabled", { id });
 }
 
-/** Shuts an active plugin down and unwinds its contributions; it is `disabled` afterwards. */
-export async function deactivate(host: LifecycleHost, record: PluginRecord): Promise<void> {
+/**
+ * Shuts an active plugin down and unwinds its contributions; it is `disabled` afterwards.
+ * Returns a promise only when the plugin's `shutdown` did.
+ */
+export function deactivate(host: LifecycleHost, record: PluginRecord): Promise<void> | void {
   closeScope(record);
-  await shutdown(host, record);
+  const pending = shutdown(host, record);
+  if (pending !== undefined) return pending.then(() => deactivated(host, record));
+  deactivated(host, record);
+}
+
+function deactivated(host: LifecycleHost, record: PluginRecord): void {
   unwind(host, record);
   record.state = DISABLED;
   const id = record.plugin.id;
@@ -198,16 +229,19 @@ export function unwind(host: LifecycleHost, record: PluginRecord): void {
 
 // Fails an activation: the plugin may hold resources from initialize, so once initialized it
 // gets the chance to release them.
-async function fail(
+function fail(
   host: LifecycleHost,
   record: PluginRecord,
   reason: string,
   error: unknown,
   initialized: boolean,
   failures: readonly ResolutionError[] = [],
-): Promise<void> {
+): Promise<void> | void {
   closeScope(record);
-  if (initialized) await shutdown(host, record);
+  const pending = initialized ? shutdown(host, record) : undefined;
+  if (pending !== undefined) {
+    return pending.then(() => failed(host, record, reason, error, failures));
+  }
   failed(host, record, reason, error, failures);
 }
 
@@ -228,14 +262,20 @@ function failed(
   host.events.publish("pluginFailed", { id, reason });
 }
 
-async function shutdown(host: LifecycleHost, record: PluginRecord): Promise<void> {
+// A promise only when the plugin's shutdown returned one; what it throws or rejects is reported.
+function shutdown(host: LifecycleHost, record: PluginRecord): Promise<void> | undefined {
   const id = record.plugin.id;
+  const report = (error: unknown): void =>
+    host.diagnose({ pluginId: id, where: "shutdown", message: describeError(error), error });
   try {
     const done = record.plugin.shutdown();
-    if (isThenable(done)) await within(host, done, `plugin '${id}': shutdown`);
+    if (isThenable(done)) {
+      return within(host, done, `plugin '${id}': shutdown`).then(() => {}, report);
+    }
   } catch (error) {
-    host.diagnose({ pluginId: id, where: "shutdown", message: describeError(error), error });
+    report(error);
   }
+  return undefined;
 }
 
 function within<T>(host: LifecycleHost, promise: PromiseLike<T>, what: string): Promise<T> {

@@ -1,4 +1,5 @@
-// The runtime-wide transitions: start every plugin that is on, switch one plugin on or off (and
+// The runtime-wide transitions (awaiting a lifecycle step only when it returned a promise: see
+// the measured fast path in _lifecycle.ts): start every plugin that is on, switch one plugin on or off (and
 // what that unblocks or cascades to), and stop everything. Each plugin's own activation and
 // deactivation is `_lifecycle.ts`; which plugins a switch touches comes from the dependency
 // index, so a switch looks only at the plugin and the plugins that require it.
@@ -49,8 +50,11 @@ export async function startAll(host: TransitionHost): Promise<void> {
   for (const id of order) {
     const record = records.get(id)!;
     if (record.state.status !== "registered") continue;
-    if (record.on) await activateIfReady(host.lifecycle, record);
-    else record.state = DISABLED;
+    if (!record.on) record.state = DISABLED;
+    else {
+      const pending = activateIfReady(host.lifecycle, record);
+      if (pending !== undefined) await pending;
+    }
   }
 }
 
@@ -70,7 +74,8 @@ export async function switchPlugin(
       throw new PluginDependentsError(id, dependents);
     }
     for (const dependent of dependents) {
-      await deactivate(lifecycle, records.get(dependent)!);
+      const pending = deactivate(lifecycle, records.get(dependent)!);
+      if (pending !== undefined) await pending;
       cascaded.push(dependent);
     }
   }
@@ -80,9 +85,15 @@ export async function switchPlugin(
     await index.prepare();
     const failure = index.failure(id);
     if (failure !== undefined) block(record, failure, failure.rule === "dependency-cycle");
-    else await activateIfReady(lifecycle, record);
+    else {
+      const pending = activateIfReady(lifecycle, record);
+      if (pending !== undefined) await pending;
+    }
   }
-  if (!on && record.state.status === "active") await deactivate(lifecycle, record);
+  if (!on && record.state.status === "active") {
+    const pending = deactivate(lifecycle, record);
+    if (pending !== undefined) await pending;
+  }
   if (!on) {
     record.state = DISABLED;
     record.failures = NO_FAILURES;
@@ -92,7 +103,8 @@ export async function switchPlugin(
   const unblocked: string[] = [];
   for (const waiting of index.waitingOn(id)) {
     if (!waiting.on || waiting.state.status !== "blocked") continue;
-    await activateIfReady(lifecycle, waiting);
+    const pending = activateIfReady(lifecycle, waiting);
+    if (pending !== undefined) await pending;
     if ((waiting.state as PluginState).status === "active") unblocked.push(waiting.plugin.id);
   }
   // Switched off for this plugin's sake, they stay on in their own files: blocked until it
@@ -114,7 +126,10 @@ export async function stopAll(host: TransitionHost): Promise<void> {
   const rest = ids.filter((id) => !ordered.has(id));
   for (const id of [...order, ...rest].reverse()) {
     const record = records.get(id)!;
-    if (record.state.status === "active") await deactivate(host.lifecycle, record);
+    if (record.state.status === "active") {
+      const pending = deactivate(host.lifecycle, record);
+      if (pending !== undefined) await pending;
+    }
     record.state = REGISTERED;
     record.failures = NO_FAILURES;
   }

@@ -88,6 +88,8 @@ const SEMVER = new RegExp(
 );
 const METHODS = ["initialize", "shutdown", "capabilities"] as const;
 const OPTIONAL_METHODS = ["tick", "liveVersion"] as const;
+const TEXTS = ["description", "category"] as const;
+const OBJECTS = ["requires", "bound", "config"] as const;
 
 /**
  * Whether `version` is a strict semver 2.0.0 version.
@@ -157,7 +159,7 @@ export function pluginProblem(value: unknown): PluginProblem | undefined {
       return { field: method, detail: `${method} is not a function` };
     }
   }
-  for (const field of ["description", "category"] as const) {
+  for (const field of TEXTS) {
     if (plugin[field] !== undefined && typeof plugin[field] !== "string") {
       return { field, detail: `${field} is not a string` };
     }
@@ -165,7 +167,7 @@ export function pluginProblem(value: unknown): PluginProblem | undefined {
   if (plugin.enabledByDefault !== undefined && typeof plugin.enabledByDefault !== "boolean") {
     return { field: "enabledByDefault", detail: "enabledByDefault is not a boolean" };
   }
-  for (const field of ["requires", "bound", "config"] as const) {
+  for (const field of OBJECTS) {
     const item = plugin[field];
     if (item !== undefined && (typeof item !== "object" || item === null)) {
       return { field, detail: `${field} is not an object` };

@@ -14,9 +14,10 @@ import type { ToolResult } from "@amber/core";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { resolvePath } from "./_workspace.ts";
- * console.log(resolvePath("/ws", "src/a.ts")); // "/ws/src/a.ts"
- * console.log(resolvePath("/ws", "/etc/hosts")); // "/etc/hosts"
+ * assert.equal(resolvePath("/ws", "src/a.ts"), "/ws/src/a.ts");
+ * assert.equal(resolvePath("/ws", "/etc/hosts"), "/etc/hosts");
  * ```
  */
 export function resolvePath(root: string, path: string): string {
@@ -42,9 +43,10 @@ function homeDir(): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { realPath } from "./_workspace.ts";
  * const dir = Deno.realPathSync(await Deno.makeTempDir());
- * console.log(realPath(`${dir}/not/yet/there.txt`) === `${dir}/not/yet/there.txt`); // true
+ * assert.equal(realPath(`${dir}/not/yet/there.txt`), `${dir}/not/yet/there.txt`);
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
@@ -80,11 +82,13 @@ function realPathAt(path: string, hops: number): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isInside } from "./_workspace.ts";
  * const root = await Deno.makeTempDir();
- * console.log(isInside(root, `${root}/src/new.ts`), isInside(root, "/etc/hosts")); // true false
+ * assert.equal(isInside(root, `${root}/src/new.ts`), true);
+ * assert.equal(isInside(root, "/etc/hosts"), false);
  * await Deno.symlink("/etc", `${root}/etc_link`);
- * console.log(isInside(root, `${root}/etc_link/hosts`)); // false
+ * assert.equal(isInside(root, `${root}/etc_link/hosts`), false);
  * await Deno.remove(root, { recursive: true });
  * ```
  */
@@ -103,8 +107,10 @@ function within(root: string, path: string): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { displayPath } from "./_workspace.ts";
- * console.log(displayPath("/ws", "/ws/src/a.ts"), displayPath("/ws", "/etc/hosts")); // "src/a.ts" "/etc/hosts"
+ * assert.equal(displayPath("/ws", "/ws/src/a.ts"), "src/a.ts");
+ * assert.equal(displayPath("/ws", "/etc/hosts"), "/etc/hosts");
  * ```
  */
 export function displayPath(root: string, path: string): string {
@@ -120,8 +126,10 @@ export function displayPath(root: string, path: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { outsideWorkspace } from "./_workspace.ts";
- * console.log(outsideWorkspace("/tmp", { path: "/etc/hosts" }), outsideWorkspace("/tmp", {})); // true false
+ * assert.equal(outsideWorkspace("/tmp", { path: "/etc/hosts" }), true);
+ * assert.equal(outsideWorkspace("/tmp", {}), false);
  * ```
  */
 export function outsideWorkspace(root: string, args: unknown, key = "path"): boolean {
@@ -137,10 +145,11 @@ export function outsideWorkspace(root: string, args: unknown, key = "path"): boo
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { writeAtomic } from "./_workspace.ts";
  * const dir = await Deno.makeTempDir();
  * await writeAtomic(`${dir}/a/b.txt`, new TextEncoder().encode("hi"));
- * console.log(await Deno.readTextFile(`${dir}/a/b.txt`)); // "hi"
+ * assert.equal(await Deno.readTextFile(`${dir}/a/b.txt`), "hi");
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
@@ -170,8 +179,13 @@ export async function writeAtomic(path: string, data: Uint8Array): Promise<void>
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { toolError } from "./_workspace.ts";
- * console.log(toolError("file not found: a.txt")); // { ok: false, output: "", error: "file not found: a.txt" }
+ * assert.deepEqual(toolError("file not found: a.txt"), {
+ *   ok: false,
+ *   output: "",
+ *   error: "file not found: a.txt",
+ * });
  * ```
  */
 export function toolError(error: string): ToolResult {
@@ -183,8 +197,9 @@ export function toolError(error: string): ToolResult {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeError } from "./_workspace.ts";
- * console.log(describeError(new Deno.errors.NotFound("x"))); // "not found"
+ * assert.equal(describeError(new Deno.errors.NotFound("x")), "not found");
  * ```
  */
 export function describeError(error: unknown): string {
@@ -203,8 +218,10 @@ export function describeError(error: unknown): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { looksBinary } from "./_workspace.ts";
- * console.log(looksBinary(new Uint8Array([104, 0, 105])), looksBinary(new TextEncoder().encode("hi"))); // true false
+ * assert.equal(looksBinary(new Uint8Array([104, 0, 105])), true);
+ * assert.equal(looksBinary(new TextEncoder().encode("hi")), false);
  * ```
  */
 export function looksBinary(bytes: Uint8Array): boolean {
@@ -219,8 +236,11 @@ const present = new Map<string, Promise<boolean>>();
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { hasCommand } from "./_workspace.ts";
- * console.log(typeof await hasCommand("bash")); // "boolean"
+ * assert.equal(typeof await hasCommand("bash"), "boolean");
+ * assert.equal(await hasCommand(Deno.execPath()), true);
+ * assert.equal(await hasCommand("amber_no_such_command"), false);
  * ```
  */
 export function hasCommand(name: string): Promise<boolean> {
@@ -250,8 +270,10 @@ export function hasCommand(name: string): Promise<boolean> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { keepTail } from "./_workspace.ts";
- * console.log(keepTail("abcdef", 3)); // "[output cut: 6 chars, showing the last 3]\ndef"
+ * assert.equal(keepTail("abcdef", 3), "[output cut: 6 chars, showing the last 3]\ndef");
+ * assert.equal(keepTail("abc", 3), "abc");
  * ```
  */
 export function keepTail(text: string, max: number): string {

@@ -33,11 +33,13 @@ import { createToolWritePlugin } from "./tool_write/mod.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { makeBundledPlugins } from "@amber/plugins";
- * console.log(makeBundledPlugins().map((plugin) => plugin.id));
- * // [ "hello", "metrics", "openai", "anthropic", "gemini", "openrouter", "deepseek", "groq",
- * //   "mistral", "moonshot", "kilocode", "local", "tool_read", "tool_write", "tool_edit",
- * //   "tool_search", "tool_bash", "tool_process", "tool_plan", "tool_task", "prompts" ]
+ * assert.deepEqual(makeBundledPlugins().map((plugin) => plugin.id), [
+ *   "hello", "metrics", "openai", "anthropic", "gemini", "openrouter", "deepseek", "groq",
+ *   "mistral", "moonshot", "kilocode", "local", "tool_read", "tool_write", "tool_edit",
+ *   "tool_search", "tool_bash", "tool_process", "tool_plan", "tool_task", "prompts",
+ * ]);
  * ```
  */
 export function makeBundledPlugins(): Plugin[] {

@@ -7,8 +7,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { makeBundledPlugins } from "@amber/plugins";
- * console.log(makeBundledPlugins().length > 0); // true
+ * assert.ok(makeBundledPlugins().length > 0);
  * ```
  *
  * @module

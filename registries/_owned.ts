@@ -50,11 +50,13 @@ class Node<V> implements OwnedRecord<V>, Contribution {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { OwnedMap } from "./_owned.ts";
  * const map = new OwnedMap<number>();
  * map.add("a", "p", 1);
  * map.add("b", "q", 2);
- * console.log(map.purge("p"), map.entries()); // ["a"] [{ id: "b", owner: "q" }]
+ * assert.deepEqual(map.purge("p"), ["a"]);
+ * assert.deepEqual(map.entries(), [{ id: "b", owner: "q" }]);
  * ```
  */
 export class OwnedMap<V> {
@@ -218,12 +220,13 @@ export class OwnedMap<V> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { contribution } from "./_owned.ts";
  * let undone = 0;
  * const handle = contribution("tool", "greet", ["greet"], () => undone++);
  * handle.remove();
  * handle.remove();
- * console.log(undone); // 1
+ * assert.equal(undone, 1);
  * ```
  */
 export function contribution(
@@ -250,8 +253,10 @@ export function contribution(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ownerLabel } from "./_owned.ts";
- * console.log(ownerLabel("core"), ownerLabel("hello")); // "core" "plugin 'hello'"
+ * assert.equal(ownerLabel("core"), "core");
+ * assert.equal(ownerLabel("hello"), "plugin 'hello'");
  * ```
  */
 export function ownerLabel(owner: string): string {
@@ -263,8 +268,10 @@ export function ownerLabel(owner: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { errorMessage } from "./_owned.ts";
- * console.log(errorMessage(new Error("boom")), errorMessage("bad")); // "boom" "bad"
+ * assert.equal(errorMessage(new Error("boom")), "boom");
+ * assert.equal(errorMessage("bad"), "bad");
  * ```
  */
 export function errorMessage(error: unknown): string {

@@ -5,11 +5,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createAllowanceRegistry } from "@amber/registries/allowances";
  *
  * const allowances = createAllowanceRegistry();
  * const settings = { provider: "opencode_go", baseUrl: "https://opencode.ai/zen/go/v1" };
- * console.log(allowances.readout(settings)); // "-"
+ * assert.equal(allowances.readout(settings), "-");
  * allowances.dispose();
  * ```
  *
@@ -32,8 +33,37 @@ import { AccountBook, type AccountSettings } from "./_account.ts";
  *
  * @example
  * ```ts
- * import type { AllowanceRegistryOptions } from "@amber/registries/allowances";
- * const options: AllowanceRegistryOptions = { pollTimeoutMs: 10_000 };
+ * import assert from "node:assert/strict";
+ * import {
+ *   type AllowanceRegistryOptions,
+ *   createAllowanceRegistry,
+ * } from "@amber/registries/allowances";
+ * import { EventBus, type PluginServices } from "@amber/core";
+ *
+ * const options: AllowanceRegistryOptions = { pollTimeoutMs: 20 };
+ * const allowances = createAllowanceRegistry(options);
+ * const services: PluginServices = {
+ *   owner: "stuck",
+ *   tools: { get: () => undefined, list: () => [] },
+ *   events: new EventBus(),
+ *   config: () => ({ plugins: {} }),
+ *   host: {},
+ *   workspace: { root: "/tmp" },
+ * };
+ * let aborted = false;
+ * allowances.install("stuck", {
+ *   kind: "allowance",
+ *   name: "usage",
+ *   provider: "stuck",
+ *   // Never settles: after 20 ms the poll reads as nothing to report and its signal aborts.
+ *   fetch: (request) =>
+ *     new Promise(() => request.signal.addEventListener("abort", () => aborted = true)),
+ * }, services);
+ * const settings = { provider: "stuck", baseUrl: "http://127.0.0.1:1" };
+ * await allowances.refresh(settings);
+ * assert.equal(allowances.readout(settings), "-");
+ * assert.equal(aborted, true);
+ * allowances.dispose();
  * ```
  */
 export interface AllowanceRegistryOptions {
@@ -129,6 +159,7 @@ function closest(snapshot: AllowanceSnapshot): AllowanceWindow | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createAllowanceRegistry } from "@amber/registries/allowances";
  * import { EventBus, type PluginServices } from "@amber/core";
  *
@@ -152,12 +183,14 @@ function closest(snapshot: AllowanceSnapshot): AllowanceWindow | undefined {
  * }, services);
  * const settings = { provider: "opencode_go", baseUrl: "https://opencode.ai/zen/go/v1" };
  * await allowances.refresh(settings);
- * console.log(allowances.readout(settings)); // "5h 42%"
+ * assert.equal(allowances.readout(settings), "5h 42%");
  *
  * // Learnt from a response's headers, for a provider with no allowance capability.
  * const claude = { provider: "anthropic", baseUrl: "https://api.anthropic.com", apiKey: "sk-a" };
- * allowances.record(claude, { windows: [{ label: "5h", percentUsed: 12 }, { label: "7d", percentUsed: 30 }] });
- * console.log(allowances.readout(claude)); // "7d 30%"
+ * allowances.record(claude, {
+ *   windows: [{ label: "5h", percentUsed: 12 }, { label: "7d", percentUsed: 30 }],
+ * });
+ * assert.equal(allowances.readout(claude), "7d 30%");
  * allowances.dispose();
  * ```
  */

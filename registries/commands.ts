@@ -6,6 +6,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createCommandRegistry } from "@amber/registries/commands";
  * import { EventBus } from "@amber/core";
  *
@@ -28,7 +29,7 @@
  *   handlers: { greet: (arg) => `Hello, ${arg || "world"}!` },
  * }, services);
  * const outcome = await commands.dispatch("hello", ["greet"], "amber");
- * console.log(outcome); // { ok: true, text: "Hello, amber!" }
+ * assert.deepEqual(outcome, { ok: true, text: "Hello, amber!" });
  * ```
  *
  * @module
@@ -109,14 +110,16 @@ const NODE_NAME = /^[^\s.]+$/;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createCommandRegistry } from "@amber/registries/commands";
  *
  * const commands = createCommandRegistry({
  *   coreRoots: { help: { help: "Show help", handlers: { "": () => "Commands: /help" } } },
  * });
- * console.log(commands.tree().map((root) => `${root.name} ${root.action}`)); // ["help core.help"]
+ * const roots = commands.tree().map((root) => `${root.name} ${root.action}`);
+ * assert.deepEqual(roots, ["help core.help"]);
  * const outcome = await commands.dispatch("nope", [], "");
- * console.log(outcome); // { ok: false, error: "unknown command '/nope'; commands: /help" }
+ * assert.deepEqual(outcome, { ok: false, error: "unknown command '/nope'; commands: /help" });
  * ```
  */
 export function createCommandRegistry(options: CommandRegistryOptions = {}): CommandRegistry {

@@ -5,6 +5,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createGateRegistry } from "@amber/registries/extensions";
  * import { EventBus } from "@amber/core";
  *
@@ -21,9 +22,11 @@
  *   kind: "gate",
  *   name: "no_rm",
  *   check: ({ call }) =>
- *     call.arguments.includes("rm -rf") ? { kind: "block", reason: "no rm -rf" } : { kind: "allow" },
+ *     call.arguments.includes("rm -rf")
+ *       ? { kind: "block", reason: "no rm -rf" }
+ *       : { kind: "allow" },
  * }, services);
- * console.log(gates.list().map((entry) => `${entry.owner}/${entry.name}`)); // ["safety/no_rm"]
+ * assert.deepEqual(gates.list().map((entry) => `${entry.owner}/${entry.name}`), ["safety/no_rm"]);
  * ```
  *
  * @module
@@ -113,6 +116,7 @@ const STATE: NamedKind<StateKeyCapability> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createHookRegistry } from "@amber/registries/extensions";
  * import { EventBus, type HookCapability } from "@amber/core";
  *
@@ -126,10 +130,11 @@ const STATE: NamedKind<StateKeyCapability> = {
  *   workspace: { root: "/tmp" },
  * };
  * const hook: HookCapability = { kind: "hook", name: "count", point: "StepEnd", run: () => ({}) };
- * console.log(hooks.install("todo", hook, services).status); // "installed"
+ * assert.equal(hooks.install("todo", hook, services).status, "installed");
  * const clash = hooks.install("other", hook, services);
- * console.log(clash.status === "failed" && clash.conflict); // { id: "count", owner: "todo" }
- * console.log(hooks.get("count")?.capability.point); // "StepEnd"
+ * assert.ok(clash.status === "failed");
+ * assert.deepEqual(clash.conflict, { id: "count", owner: "todo" });
+ * assert.equal(hooks.get("count")?.capability.point, "StepEnd");
  * ```
  */
 export function createHookRegistry(): NamedRegistry<HookCapability> {
@@ -142,6 +147,7 @@ export function createHookRegistry(): NamedRegistry<HookCapability> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createGateRegistry } from "@amber/registries/extensions";
  * import { EventBus, type GateCapability } from "@amber/core";
  *
@@ -157,8 +163,11 @@ export function createHookRegistry(): NamedRegistry<HookCapability> {
  * const gate: GateCapability = { kind: "gate", name: "no_rm", check: () => ({ kind: "allow" }) };
  * gates.install("a", gate, services);
  * const clash = gates.install("b", gate, services);
- * console.log(clash.status === "failed" && clash.error);
- * // "tool gate 'no_rm' of plugin 'b' collides with the tool gate of plugin 'a'"
+ * assert.ok(clash.status === "failed");
+ * assert.equal(
+ *   clash.error,
+ *   "tool gate 'no_rm' of plugin 'b' collides with the tool gate of plugin 'a'",
+ * );
  * ```
  */
 export function createGateRegistry(): NamedRegistry<GateCapability> {
@@ -171,6 +180,7 @@ export function createGateRegistry(): NamedRegistry<GateCapability> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createGuardRegistry } from "@amber/registries/extensions";
  * import { EventBus } from "@amber/core";
  *
@@ -188,8 +198,10 @@ export function createGateRegistry(): NamedRegistry<GateCapability> {
  *   name: "tests_pass",
  *   decide: () => ({ kind: "complete" }),
  * }, services);
- * if (result.status === "installed") result.contribution.remove();
- * console.log(guards.list().length); // 0
+ * assert.equal(guards.list().length, 1);
+ * assert.ok(result.status === "installed");
+ * result.contribution.remove();
+ * assert.equal(guards.list().length, 0);
  * ```
  */
 export function createGuardRegistry(): NamedRegistry<GuardCapability> {
@@ -202,6 +214,7 @@ export function createGuardRegistry(): NamedRegistry<GuardCapability> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createActionRegistry } from "@amber/registries/extensions";
  * import { EventBus } from "@amber/core";
  *
@@ -219,7 +232,8 @@ export function createGuardRegistry(): NamedRegistry<GuardCapability> {
  *   name: "deploy",
  *   run: ({ correlationId }) => Promise.resolve({ ok: true, output: `queued ${correlationId}` }),
  * }, services);
- * console.log(actions.purge("ops")); // ["deploy"]
+ * assert.deepEqual(actions.purge("ops"), ["deploy"]);
+ * assert.equal(actions.list().length, 0);
  * ```
  */
 export function createActionRegistry(): NamedRegistry<ActionCapability> {
@@ -233,6 +247,7 @@ export function createActionRegistry(): NamedRegistry<ActionCapability> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createStateKeyRegistry } from "@amber/registries/extensions";
  * import { EventBus, type StateKeyCapability } from "@amber/core";
  *
@@ -247,8 +262,8 @@ export function createActionRegistry(): NamedRegistry<ActionCapability> {
  * };
  * state.install("todo", { kind: "state", name: "todo.count", initial: 0 }, services);
  * const missing = { kind: "state", name: "todo.open" } as unknown as StateKeyCapability;
- * console.log(state.install("todo", missing, services).status); // "failed"
- * console.log(state.get("todo.count")?.capability.initial); // 0
+ * assert.equal(state.install("todo", missing, services).status, "failed");
+ * assert.equal(state.get("todo.count")?.capability.initial, 0);
  * ```
  */
 export function createStateKeyRegistry(): NamedRegistry<StateKeyCapability> {

@@ -6,9 +6,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createRegistries } from "@amber/registries";
  * const registries = createRegistries();
- * console.log(registries.tool.list().length); // 0
+ * assert.equal(registries.tool.list().length, 0);
  * ```
  *
  * @module
@@ -56,9 +57,12 @@ export interface RegistriesOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createRegistries } from "@amber/registries";
- * const registries = createRegistries({ onRenderError: (owner, name) => console.error(owner, name) });
- * console.log(Object.keys(registries).length); // 13
+ * const registries = createRegistries({
+ *   onRenderError: (owner, name) => console.error(owner, name),
+ * });
+ * assert.equal(Object.keys(registries).length, 13);
  * ```
  */
 export function createRegistries(options: RegistriesOptions = {}): Registries {

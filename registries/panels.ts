@@ -4,6 +4,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createPanelRegistry } from "@amber/registries/panels";
  * import { EventBus } from "@amber/core";
  *
@@ -23,7 +24,7 @@
  *   title: "Gemini models",
  *   lines: (width) => ["gemini-2.5-pro".slice(0, width)],
  * }, services);
- * console.log(panels.render("gemini_models", 6)); // ["gemini"]
+ * assert.deepEqual(panels.render("gemini_models", 6), ["gemini"]);
  * ```
  *
  * @module
@@ -56,6 +57,7 @@ interface Panel {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createPanelRegistry } from "@amber/registries/panels";
  * import { EventBus } from "@amber/core";
  *
@@ -78,8 +80,9 @@ interface Panel {
  *   },
  *   onKey: (key) => key === "r",
  * }, services);
- * console.log(panels.render("broken", 80)); // ["panel 'broken' failed: no data"]
- * console.log(panels.key("broken", "r"), panels.key("broken", "x")); // true false
+ * assert.deepEqual(panels.render("broken", 80), ["panel 'broken' failed: no data"]);
+ * assert.equal(panels.key("broken", "r"), true);
+ * assert.equal(panels.key("broken", "x"), false);
  * ```
  */
 export function createPanelRegistry(): PanelRegistry {

@@ -5,6 +5,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createPromptRegistry } from "@amber/registries/prompts";
  * import { EventBus } from "@amber/core";
  *
@@ -24,7 +25,8 @@
  *   render: () => "The project uses Deno.",
  * }, services);
  * const prompt = prompts.assemble([{ role: "user", content: "Hi" }]);
- * console.log(prompt.messages.length, prompt.blocks); // 2 ["project_facts"]
+ * assert.equal(prompt.messages.length, 2);
+ * assert.deepEqual(prompt.blocks, ["project_facts"]);
  * ```
  *
  * @module
@@ -70,6 +72,7 @@ interface Block {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createPromptRegistry } from "@amber/registries/prompts";
  * import { EventBus } from "@amber/core";
  *
@@ -92,8 +95,9 @@ interface Block {
  * prompts.install("p", block("clock", 900, () => `turn ${turn}`), services);
  * prompts.assemble([]);
  * turn++;
- * console.log(prompts.assemble([]).firstChanged); // "clock"
- * console.log(prompts.assemble([]).firstChanged); // undefined
+ * assert.equal(prompts.assemble([]).firstChanged, "clock");
+ * assert.equal(prompts.assemble([]).firstChanged, undefined);
+ * assert.deepEqual(errors, []);
  * ```
  */
 export function createPromptRegistry(options: PromptRegistryOptions = {}): PromptRegistry {
@@ -225,9 +229,12 @@ export function createPromptRegistry(options: PromptRegistryOptions = {}): Promp
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeBlockError } from "@amber/registries/prompts";
- * console.log(describeBlockError("p", "rules", new Error("boom")));
- * // "prompt block 'rules' of plugin 'p' failed: boom"
+ * assert.equal(
+ *   describeBlockError("p", "rules", new Error("boom")),
+ *   "prompt block 'rules' of plugin 'p' failed: boom",
+ * );
  * ```
  */
 export function describeBlockError(owner: string, name: string, error: unknown): string {

@@ -8,11 +8,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createProviderRegistry } from "@amber/registries/providers";
  * import { openaiDialect } from "@amber/providers/openai";
  *
  * const providers = createProviderRegistry({ coreFlavors: { openai: openaiDialect } });
- * console.log(providers.resolveFlavor("mystery").flavor); // "openai"
+ * assert.equal(providers.resolveFlavor("mystery").flavor, "openai");
  * ```
  *
  * @module
@@ -41,11 +42,14 @@ import { contribution, OwnedMap, type OwnedRecord, ownerLabel } from "./_owned.t
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { FlavorUnavailableError } from "@amber/registries/providers";
  * const error = new FlavorUnavailableError("gemini", "gemini");
- * console.log(error.message);
- * // flavor 'gemini' belongs to plugin 'gemini', which is off;
- * // turn it on with: amber plugins enable gemini
+ * assert.equal(
+ *   error.message,
+ *   "flavor 'gemini' belongs to plugin 'gemini', which is off; " +
+ *     "turn it on with: amber plugins enable gemini",
+ * );
  * ```
  */
 export class FlavorUnavailableError extends AmberError {
@@ -70,9 +74,16 @@ export class FlavorUnavailableError extends AmberError {
  *
  * @example
  * ```ts
- * import type { ProviderRegistryOptions } from "@amber/registries/providers";
+ * import assert from "node:assert/strict";
+ * import {
+ *   createProviderRegistry,
+ *   type ProviderRegistryOptions,
+ * } from "@amber/registries/providers";
  * import { openaiDialect } from "@amber/providers/openai";
  * const options: ProviderRegistryOptions = { coreFlavors: { openai: openaiDialect } };
+ * const resolved = createProviderRegistry(options).resolveFlavor("openai");
+ * assert.deepEqual([resolved.owner, resolved.fellBack], ["core", false]);
+ * assert.equal(resolved.dialect, openaiDialect);
  * ```
  */
 export interface ProviderRegistryOptions {
@@ -165,6 +176,7 @@ function quote(value: unknown): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createProviderRegistry, FlavorUnavailableError } from "@amber/registries/providers";
  * import { EventBus, type PluginServices } from "@amber/core";
  * import { openaiDialect } from "@amber/providers/openai";
@@ -193,14 +205,11 @@ function quote(value: unknown): string {
  *     requiresKey: true,
  *   }],
  * }, services);
- * console.log(providers.resolveFlavor("openai_responses").owner); // "openai"
+ * assert.equal(result.status, "installed");
+ * assert.equal(providers.resolveFlavor("openai_responses").owner, "openai");
  * providers.purge("openai");
- * try {
- *   providers.resolveFlavor("openai_responses");
- * } catch (error) {
- *   console.log(error instanceof FlavorUnavailableError); // true
- * }
- * console.log(result.status, providers.resolveFlavor("other").fellBack); // "installed" true
+ * assert.throws(() => providers.resolveFlavor("openai_responses"), FlavorUnavailableError);
+ * assert.equal(providers.resolveFlavor("other").fellBack, true);
  * ```
  */
 export function createProviderRegistry(options: ProviderRegistryOptions = {}): ProviderRegistry {

@@ -9,6 +9,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createStatusRegistry } from "@amber/registries/status";
  * import { emptyStatusSnapshot, EventBus } from "@amber/core";
  *
@@ -29,7 +30,7 @@
  *   render: (snapshot) => ({ text: snapshot.model, tone: "accent" }),
  * }, services);
  * const bar = status.compose(80, { ...emptyStatusSnapshot(), model: "gpt-5" });
- * console.log(bar.text); // "gpt-5"
+ * assert.equal(bar.text, "gpt-5");
  * ```
  *
  * @module
@@ -56,10 +57,35 @@ import { OwnedMap, type OwnedRecord, ownerLabel } from "./_owned.ts";
  *
  * @example
  * ```ts
- * import type { StatusRegistryOptions } from "@amber/registries/status";
+ * import assert from "node:assert/strict";
+ * import { createStatusRegistry, type StatusRegistryOptions } from "@amber/registries/status";
+ * import { emptyStatusSnapshot, EventBus } from "@amber/core";
+ *
+ * const reported: string[] = [];
  * const options: StatusRegistryOptions = {
- *   onError: (owner, name, error) => console.error(`${owner}/${name}:`, error),
+ *   onError: (owner, name, error) => reported.push(`${owner}/${name}: ${error}`),
  * };
+ * const status = createStatusRegistry(options);
+ * const services = {
+ *   owner: "p",
+ *   tools: { get: () => undefined, list: () => [] },
+ *   events: new EventBus(),
+ *   config: () => ({ plugins: {} }),
+ *   host: {},
+ *   workspace: { root: "/tmp" },
+ * };
+ * status.install("p", {
+ *   kind: "status",
+ *   name: "clock",
+ *   priority: 100,
+ *   dropPriority: 50,
+ *   render: () => {
+ *     throw new Error("no clock");
+ *   },
+ * }, services);
+ * assert.equal(status.compose(80, emptyStatusSnapshot()).text, "");
+ * status.compose(80, emptyStatusSnapshot());
+ * assert.deepEqual(reported, ["p/clock: Error: no clock"]); // once, not once per render
  * ```
  */
 export interface StatusRegistryOptions {
@@ -147,6 +173,7 @@ function problem(capability: StatusSegmentCapability): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createStatusRegistry } from "@amber/registries/status";
  * import { emptyStatusSnapshot, EventBus, type PluginServices } from "@amber/core";
  *
@@ -173,9 +200,10 @@ function problem(capability: StatusSegmentCapability): string | undefined {
  *   dropPriority: 10,
  *   render: () => ({ text: "1200 tok", tone: "dim" }),
  * }, services);
- * console.log(status.compose(80, emptyStatusSnapshot()).text); // "gpt-5 │ 1200 tok"
+ * assert.equal(status.compose(80, emptyStatusSnapshot()).text, "gpt-5 │ 1200 tok");
  * const narrow = status.compose(10, emptyStatusSnapshot());
- * console.log(narrow.text, narrow.dropped); // "gpt-5" ["tokens"]
+ * assert.equal(narrow.text, "gpt-5");
+ * assert.deepEqual(narrow.dropped, ["tokens"]);
  * ```
  */
 export function createStatusRegistry(options: StatusRegistryOptions = {}): StatusRegistry {

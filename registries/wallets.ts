@@ -5,11 +5,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createWalletRegistry } from "@amber/registries/wallets";
  *
  * const wallets = createWalletRegistry();
  * const settings = { provider: "deepseek", baseUrl: "https://api.deepseek.com" };
- * console.log(wallets.readout(settings)); // "-"
+ * assert.equal(wallets.readout(settings), "-");
  * wallets.dispose();
  * ```
  *
@@ -30,8 +31,34 @@ import { AccountBook, type AccountSettings } from "./_account.ts";
  *
  * @example
  * ```ts
- * import type { WalletRegistryOptions } from "@amber/registries/wallets";
- * const options: WalletRegistryOptions = { pollTimeoutMs: 10_000 };
+ * import assert from "node:assert/strict";
+ * import { createWalletRegistry, type WalletRegistryOptions } from "@amber/registries/wallets";
+ * import { EventBus, type PluginServices } from "@amber/core";
+ *
+ * const options: WalletRegistryOptions = { pollTimeoutMs: 20 };
+ * const wallets = createWalletRegistry(options);
+ * const services: PluginServices = {
+ *   owner: "stuck",
+ *   tools: { get: () => undefined, list: () => [] },
+ *   events: new EventBus(),
+ *   config: () => ({ plugins: {} }),
+ *   host: {},
+ *   workspace: { root: "/tmp" },
+ * };
+ * let aborted = false;
+ * wallets.install("stuck", {
+ *   kind: "wallet",
+ *   name: "balance",
+ *   provider: "stuck",
+ *   // Never settles: after 20 ms the poll reads as nothing to report and its signal aborts.
+ *   fetch: (request) =>
+ *     new Promise(() => request.signal.addEventListener("abort", () => aborted = true)),
+ * }, services);
+ * const settings = { provider: "stuck", baseUrl: "http://127.0.0.1:1" };
+ * await wallets.refresh(settings);
+ * assert.equal(wallets.readout(settings), "-");
+ * assert.equal(aborted, true);
+ * wallets.dispose();
  * ```
  */
 export interface WalletRegistryOptions {
@@ -85,6 +112,7 @@ function format(amount: number, currency: string | undefined): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createWalletRegistry } from "@amber/registries/wallets";
  * import { EventBus, type PluginServices } from "@amber/core";
  *
@@ -105,8 +133,8 @@ function format(amount: number, currency: string | undefined): string {
  * }, services);
  * const settings = { provider: "deepseek", baseUrl: "https://api.deepseek.com", apiKey: "sk-1" };
  * await wallets.refresh(settings);
- * console.log(wallets.readout(settings)); // "$12.34"
- * console.log(wallets.readout({ ...settings, apiKey: "sk-2" })); // "-"
+ * assert.equal(wallets.readout(settings), "$12.34");
+ * assert.equal(wallets.readout({ ...settings, apiKey: "sk-2" }), "-");
  * wallets.dispose();
  * ```
  */

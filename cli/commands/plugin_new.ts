@@ -49,8 +49,9 @@ export interface ScaffoldResult {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ScaffoldError } from "./plugin_new.ts";
- * console.log(new ScaffoldError("/tmp/x is not empty").name); // "ScaffoldError"
+ * assert.equal(new ScaffoldError("/tmp/x is not empty").name, "ScaffoldError");
  * ```
  */
 export class ScaffoldError extends AmberError {
@@ -68,10 +69,12 @@ const SCOPE = /^[a-z0-9][a-z0-9-]*$/;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { scaffoldPlugin } from "./plugin_new.ts";
  * const root = await Deno.makeTempDir();
  * const result = await scaffoldPlugin({ id: "greeter", dir: `${root}/greeter` });
- * console.log(result.packageName, result.files.includes("mod.ts")); // @your-scope/greeter true
+ * assert.equal(result.packageName, "@your-scope/greeter");
+ * assert.ok(result.files.includes("mod.ts"));
  * await Deno.remove(root, { recursive: true });
  * ```
  */

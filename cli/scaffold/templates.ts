@@ -44,6 +44,7 @@ const MOD_TS = `/**
  *
  * @example
  * \`\`\`ts
+ * import assert from "node:assert/strict";
  * import create__PASCAL__ from "__PACKAGE__";
  * const plugin = create__PASCAL__({
  *   apiVersion: 1,
@@ -62,7 +63,7 @@ const MOD_TS = `/**
  *     Other: "other",
  *   },
  * });
- * console.log(plugin.id); // "__ID__"
+ * assert.equal(plugin.id, "__ID__");
  * \`\`\`
  *
  * @module
@@ -93,7 +94,9 @@ export default function create__PASCAL__(api: PluginHostApi): Plugin {
     return \`\${section?.greeting ?? "Hello"}, \${name.trim() || "world"}!\`;
   };
 
-  const tool: Tool = {
+  // The arguments' type states what \`parameters\` declares: amber validates the model's
+  // arguments against the schema before \`execute\` runs, so \`execute\` needs no cast.
+  const tool: Tool<{ readonly name: string }> = {
     name: "__TOOL__",
     description: "Greet someone by name.",
     parameters: {
@@ -103,7 +106,7 @@ export default function create__PASCAL__(api: PluginHostApi): Plugin {
       additionalProperties: false,
     },
     readOnly: true,
-    execute: (args) => ({ ok: true, output: greet((args as { name: string }).name) }),
+    execute: (args) => ({ ok: true, output: greet(args.name) }),
   };
 
   return {
@@ -315,8 +318,11 @@ export interface ToolCallContext {
   readonly signal: AbortSignal;
 }
 
-/** A tool a model can call. */
-export interface Tool {
+/**
+ * A tool a model can call. \`Args\` is the type of the arguments \`execute\` receives, which
+ * amber has validated against \`parameters\`; keep the two in agreement.
+ */
+export interface Tool<Args = unknown> {
   /** Unique across the harness: \`[A-Za-z0-9_-]{1,64}\`. */
   readonly name: string;
   /** What the tool does, for the model. */
@@ -325,8 +331,11 @@ export interface Tool {
   readonly parameters: { readonly [key: string]: unknown };
   /** Whether the tool only reads. */
   readonly readOnly?: boolean;
-  /** Runs the tool with validated arguments. */
-  execute(args: unknown, context: ToolCallContext): ToolResult | Promise<ToolResult>;
+  /**
+   * Runs the tool with validated arguments. A method rather than a function property, so a
+   * \`Tool<{ name: string }>\` still fits where a \`Tool\` is expected (as in \`ToolCapability\`).
+   */
+  execute(args: Args, context: ToolCallContext): ToolResult | Promise<ToolResult>;
 }
 
 /** A tool capability: one contribution, however many tools. */
@@ -490,9 +499,16 @@ SOFTWARE.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { TEMPLATE_FILES } from "./templates.ts";
- * console.log(TEMPLATE_FILES.map((file) => file.path));
- * // [ "deno.json", "mod.ts", "mod_test.ts", "amber_types.ts", "README.md", "LICENSE" ]
+ * assert.deepEqual(TEMPLATE_FILES.map((file) => file.path), [
+ *   "deno.json",
+ *   "mod.ts",
+ *   "mod_test.ts",
+ *   "amber_types.ts",
+ *   "README.md",
+ *   "LICENSE",
+ * ]);
  * ```
  */
 export const TEMPLATE_FILES: readonly TemplateFile[] = [

@@ -15,9 +15,11 @@ import { providerPlugin } from "../_provider.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createAnthropicPlugin } from "@amber/plugins/anthropic";
  * const [provider] = createAnthropicPlugin().capabilities();
- * console.log(provider.kind === "provider" && provider.dialect !== undefined); // true
+ * assert.ok(provider.kind === "provider");
+ * assert.notEqual(provider.dialect, undefined);
  * ```
  */
 export function createAnthropicPlugin(): Plugin {

@@ -31,10 +31,11 @@ export interface DeepseekBalance {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { fetchDeepseekBalance } from "@amber/plugins/deepseek";
  * const signal = new AbortController().signal;
  * const request = { provider: "deepseek", baseUrl: "http://127.0.0.1:1", apiKey: "sk", signal };
- * console.log(await fetchDeepseekBalance(request)); // undefined (nothing listens there)
+ * assert.equal(await fetchDeepseekBalance(request), undefined); // nothing listens there
  * ```
  */
 export async function fetchDeepseekBalance(
@@ -56,9 +57,11 @@ export async function fetchDeepseekBalance(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createDeepseekPlugin } from "@amber/plugins/deepseek";
  * const wallet = createDeepseekPlugin().capabilities().find((c) => c.kind === "wallet");
- * console.log(wallet?.kind === "wallet" && wallet.currency); // CNY
+ * assert.ok(wallet?.kind === "wallet");
+ * assert.equal(wallet.currency, "CNY");
  * ```
  */
 export function createDeepseekPlugin(): Plugin {

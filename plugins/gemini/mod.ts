@@ -14,9 +14,11 @@ import { providerPlugin } from "../_provider.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createGeminiPlugin } from "@amber/plugins/gemini";
  * const [provider] = createGeminiPlugin().capabilities();
- * console.log(provider.kind === "provider" && provider.flavor); // gemini
+ * assert.ok(provider.kind === "provider");
+ * assert.equal(provider.flavor, "gemini");
  * ```
  */
 export function createGeminiPlugin(): Plugin {

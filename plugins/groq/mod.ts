@@ -12,9 +12,11 @@ import { providerPlugin } from "../_provider.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createGroqPlugin } from "@amber/plugins/groq";
  * const [provider] = createGroqPlugin().capabilities();
- * console.log(provider.kind === "provider" && provider.presets[0].baseUrl); // https://api.groq.com/openai/v1
+ * assert.ok(provider.kind === "provider");
+ * assert.equal(provider.presets[0].baseUrl, "https://api.groq.com/openai/v1");
  * ```
  */
 export function createGroqPlugin(): Plugin {

@@ -59,9 +59,11 @@ function kindOf(value: unknown): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createHelloPlugin } from "@amber/plugins/hello";
  * const hello = createHelloPlugin();
- * console.log(hello.id, hello.capabilities().map((c) => c.kind)); // hello [ "tool", "command" ]
+ * assert.equal(hello.id, "hello");
+ * assert.deepEqual(hello.capabilities().map((c) => c.kind), ["tool", "command"]);
  * ```
  */
 export function createHelloPlugin(): Plugin {

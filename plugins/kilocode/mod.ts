@@ -16,8 +16,12 @@ import { at, getAccountJson, numberOf, providerPlugin } from "../_provider.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { kilocodeBalanceUrl } from "@amber/plugins/kilocode";
- * console.log(kilocodeBalanceUrl("https://api.kilo.ai/api/openrouter")); // https://api.kilo.ai/api/profile/balance
+ * assert.equal(
+ *   kilocodeBalanceUrl("https://api.kilo.ai/api/openrouter"),
+ *   "https://api.kilo.ai/api/profile/balance",
+ * );
  * ```
  */
 export function kilocodeBalanceUrl(baseUrl: string): string | undefined {
@@ -33,10 +37,11 @@ export function kilocodeBalanceUrl(baseUrl: string): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { fetchKilocodeBalance } from "@amber/plugins/kilocode";
  * const signal = new AbortController().signal;
  * const request = { provider: "kilocode", baseUrl: "https://api.kilo.ai/api/openrouter", signal };
- * console.log(await fetchKilocodeBalance(request)); // undefined (no key)
+ * assert.equal(await fetchKilocodeBalance(request), undefined); // no key: nothing is asked
  * ```
  */
 export async function fetchKilocodeBalance(
@@ -52,8 +57,10 @@ export async function fetchKilocodeBalance(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createKilocodePlugin } from "@amber/plugins/kilocode";
- * console.log(createKilocodePlugin().capabilities().map((c) => c.kind)); // [ "provider", "wallet" ]
+ * const kinds = createKilocodePlugin().capabilities().map((c) => c.kind);
+ * assert.deepEqual(kinds, ["provider", "wallet"]);
  * ```
  */
 export function createKilocodePlugin(): Plugin {

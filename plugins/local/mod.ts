@@ -14,9 +14,11 @@ import { providerPlugin } from "../_provider.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createLocalPlugin } from "@amber/plugins/local";
  * const [provider] = createLocalPlugin().capabilities();
- * console.log(provider.kind === "provider" && provider.presets.map((p) => p.name)); // [ "ollama", "lmstudio", "llamacpp" ]
+ * assert.ok(provider.kind === "provider");
+ * assert.deepEqual(provider.presets.map((p) => p.name), ["ollama", "lmstudio", "llamacpp"]);
  * ```
  */
 export function createLocalPlugin(): Plugin {

@@ -38,9 +38,11 @@ export interface MetricsPlugin extends Plugin {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createMetricsPlugin } from "@amber/plugins/metrics";
  * const metrics = createMetricsPlugin();
- * console.log(metrics.capabilities().length, metrics.counts().turns); // 0 0
+ * assert.equal(metrics.capabilities().length, 0);
+ * assert.equal(metrics.counts().turns, 0);
  * ```
  */
 export function createMetricsPlugin(): MetricsPlugin {

@@ -12,9 +12,11 @@ import { providerPlugin } from "../_provider.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createMistralPlugin } from "@amber/plugins/mistral";
  * const [provider] = createMistralPlugin().capabilities();
- * console.log(provider.kind === "provider" && provider.presets[0].keyEnv); // MISTRAL_API_KEY
+ * assert.ok(provider.kind === "provider");
+ * assert.equal(provider.presets[0].keyEnv, "MISTRAL_API_KEY");
  * ```
  */
 export function createMistralPlugin(): Plugin {

@@ -15,10 +15,11 @@ import { at, getAccountJson, joinUrl, numberOf, providerPlugin } from "../_provi
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { fetchMoonshotBalance } from "@amber/plugins/moonshot";
  * const signal = new AbortController().signal;
  * const request = { provider: "moonshot", baseUrl: "https://api.moonshot.ai/v1", signal };
- * console.log(await fetchMoonshotBalance(request)); // undefined (no key)
+ * assert.equal(await fetchMoonshotBalance(request), undefined); // no key: nothing is asked
  * ```
  */
 export async function fetchMoonshotBalance(
@@ -34,8 +35,10 @@ export async function fetchMoonshotBalance(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { moonshotCurrency } from "@amber/plugins/moonshot";
- * console.log(moonshotCurrency("https://api.moonshot.cn/v1"), moonshotCurrency("https://api.moonshot.ai/v1")); // CNY USD
+ * assert.equal(moonshotCurrency("https://api.moonshot.cn/v1"), "CNY");
+ * assert.equal(moonshotCurrency("https://api.moonshot.ai/v1"), "USD");
  * ```
  */
 export function moonshotCurrency(baseUrl: string): string {
@@ -49,8 +52,10 @@ export function moonshotCurrency(baseUrl: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createMoonshotPlugin } from "@amber/plugins/moonshot";
- * console.log(createMoonshotPlugin().capabilities().map((c) => c.kind)); // [ "provider", "wallet" ]
+ * const kinds = createMoonshotPlugin().capabilities().map((c) => c.kind);
+ * assert.deepEqual(kinds, ["provider", "wallet"]);
  * ```
  */
 export function createMoonshotPlugin(): Plugin {

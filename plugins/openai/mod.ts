@@ -18,10 +18,14 @@ const MODEL = "gpt-5.5";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createOpenaiPlugin } from "@amber/plugins/openai";
  * const plugin = createOpenaiPlugin();
  * const presets = plugin.capabilities().flatMap((c) => c.kind === "provider" ? c.presets : []);
- * console.log(presets.map((p) => `${p.name}:${p.flavor}`)); // [ "openai:openai", "openai-responses:openai_responses" ]
+ * assert.deepEqual(presets.map((p) => `${p.name}:${p.flavor}`), [
+ *   "openai:openai",
+ *   "openai-responses:openai_responses",
+ * ]);
  * ```
  */
 export function createOpenaiPlugin(): Plugin {

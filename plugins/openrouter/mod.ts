@@ -16,10 +16,11 @@ import { at, getAccountJson, joinUrl, numberOf, providerPlugin } from "../_provi
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { fetchOpenrouterBalance } from "@amber/plugins/openrouter";
  * const signal = new AbortController().signal;
  * const request = { provider: "openrouter", baseUrl: "https://openrouter.ai/api/v1", signal };
- * console.log(await fetchOpenrouterBalance(request)); // undefined (no key)
+ * assert.equal(await fetchOpenrouterBalance(request), undefined); // no key: nothing is asked
  * ```
  */
 export async function fetchOpenrouterBalance(
@@ -34,8 +35,10 @@ export async function fetchOpenrouterBalance(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createOpenrouterPlugin } from "@amber/plugins/openrouter";
- * console.log(createOpenrouterPlugin().capabilities().map((c) => c.kind)); // [ "provider", "wallet" ]
+ * const kinds = createOpenrouterPlugin().capabilities().map((c) => c.kind);
+ * assert.deepEqual(kinds, ["provider", "wallet"]);
  * ```
  */
 export function createOpenrouterPlugin(): Plugin {

@@ -43,10 +43,15 @@ export interface PromptsPlugin extends Plugin {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createPromptsPlugin } from "@amber/plugins/prompts";
  * const plugin = createPromptsPlugin();
- * console.log(plugin.id, plugin.capabilities().map((c) => c.name));
- * // prompts [ "core_system", "tool_docs", "project_facts" ]
+ * assert.equal(plugin.id, "prompts");
+ * assert.deepEqual(plugin.capabilities().map((c) => c.name), [
+ *   "core_system",
+ *   "tool_docs",
+ *   "project_facts",
+ * ]);
  * ```
  */
 export function createPromptsPlugin(options: PromptsOptions = {}): PromptsPlugin {
@@ -178,8 +183,10 @@ function toolDocs(entries: readonly ToolEntry[]): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { firstSentence } from "@amber/plugins/prompts";
- * console.log(firstSentence("Read a file, e.g. a.ts. Lines are numbered.")); // "Read a file, e.g. a.ts."
+ * const sentence = firstSentence("Read a file, e.g. a.ts. Lines are numbered.");
+ * assert.equal(sentence, "Read a file, e.g. a.ts.");
  * ```
  */
 export function firstSentence(text: string): string {
