@@ -8,6 +8,8 @@ import {
   ACTIVE,
   closeScope,
   DISABLED,
+  NO_CAPABILITIES,
+  NO_CONTRIBUTIONS,
   NO_FAILURES,
   NOTHING_DECLINED,
   type PluginRecord,
@@ -129,10 +131,12 @@ function install(
     return fail(host, record, outcome.reason, undefined, true, failures);
   }
   const contributions = outcome.contributions;
-  // The record keeps its own list: the ledger takes over the array it is given.
-  host.ledger.recordAll(id, contributions.slice());
-  record.capabilities = capabilities;
-  record.installed = contributions;
+  // The ledger takes over the array it is given; only a live refresh reads the record's own
+  // list, so only a plugin with a liveVersion gets a copy (measured: one array per plugin was
+  // a visible share of the cycle of bench/runtime_bench.ts).
+  host.ledger.recordAll(id, contributions);
+  record.capabilities = live === undefined ? NO_CAPABILITIES : capabilities;
+  record.installed = live === undefined ? NO_CONTRIBUTIONS : contributions.slice();
   record.declined = outcome.declined.length === 0 ? NOTHING_DECLINED : outcome.declined;
   record.liveSeen = live;
   record.liveFailed = undefined;
@@ -202,8 +206,8 @@ export function block(record: PluginRecord, failure: ResolutionError, broken: bo
  */
 export function unwind(host: LifecycleHost, record: PluginRecord): void {
   const id = record.plugin.id;
-  record.installed = [];
-  record.capabilities = [];
+  record.installed = NO_CONTRIBUTIONS;
+  record.capabilities = NO_CAPABILITIES;
   host.live.delete(record);
   const faults = host.ledger.unwind(id);
   if (faults.length === 0) return;

@@ -25,9 +25,10 @@ export interface PluginRecord {
   scope: PluginScope | undefined;
   // The decoded config section the scope hands out.
   section: unknown;
-  // What the current activation installed, for a live refresh to replace.
+  // What the current activation installed, for a live refresh to replace: kept only for a plugin
+  // with a liveVersion (the ledger holds everyone's contributions).
   capabilities: readonly Capability[];
-  installed: Contribution[];
+  installed: readonly Contribution[];
   liveSeen: number | undefined;
   liveFailed: number | undefined;
   tickFault: boolean;
@@ -44,7 +45,8 @@ export const DISABLED: PluginState = Object.freeze({ status: "disabled" });
 // not allocate a thousand empty arrays.
 export const NO_FAILURES: readonly ResolutionError[] = Object.freeze([]);
 export const NOTHING_DECLINED: readonly { name: string; reason: string }[] = Object.freeze([]);
-const NO_CAPABILITIES: readonly Capability[] = Object.freeze([]);
+export const NO_CAPABILITIES: readonly Capability[] = Object.freeze([]);
+export const NO_CONTRIBUTIONS: readonly Contribution[] = Object.freeze([]);
 
 /** A fresh record in the `registered` state. */
 export function newRecord(
@@ -63,7 +65,7 @@ export function newRecord(
     scope: undefined,
     section: undefined,
     capabilities: NO_CAPABILITIES,
-    installed: [],
+    installed: NO_CONTRIBUTIONS,
     liveSeen: undefined,
     liveFailed: undefined,
     tickFault: false,

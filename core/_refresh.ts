@@ -3,7 +3,7 @@
 
 import { installCapabilities } from "./_install.ts";
 import type { LifecycleHost } from "./_lifecycle.ts";
-import type { PluginRecord } from "./_plugin_record.ts";
+import { NO_CONTRIBUTIONS, type PluginRecord } from "./_plugin_record.ts";
 import type { Capability } from "./capability.ts";
 import type { Contribution } from "./contribution.ts";
 import { describeError } from "./errors.ts";
@@ -117,7 +117,7 @@ function release(host: LifecycleHost, record: PluginRecord): void {
     }
     host.ledger.forget(id, contribution);
   }
-  record.installed = [];
+  record.installed = NO_CONTRIBUTIONS;
 }
 
 function adopt(

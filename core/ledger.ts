@@ -6,6 +6,8 @@
 
 import type { Contribution } from "./contribution.ts";
 
+const NOTHING = Object.freeze([]) as unknown as Contribution[];
+
 /** A `remove` that threw during an unwind. */
 export interface UnwindFault {
   /** The contribution whose `remove` threw. */
@@ -44,10 +46,10 @@ export class PluginLedger {
     const holding = this.#entries.get(pluginId);
     if (holding === undefined) {
       this.#entries.set(pluginId, { list: [contribution], at: this.#next++ });
-    } else {
-      if (holding.list.length === 0) this.#refill(holding);
-      holding.list.push(contribution);
-    }
+    } else if (holding.list.length === 0) {
+      this.#refill(holding);
+      holding.list = [contribution];
+    } else holding.list.push(contribution);
   }
 
   /**
@@ -100,7 +102,8 @@ export class PluginLedger {
     const holding = this.#entries.get(pluginId);
     if (holding === undefined || holding.list.length === 0) return [];
     const list = holding.list;
-    holding.list = [];
+    // Never pushed to: record and recordAll replace an empty list.
+    holding.list = NOTHING;
     this.#emptied();
     let faults: UnwindFault[] | undefined;
     for (let i = list.length - 1; i >= 0; i--) {

@@ -25,7 +25,8 @@ const FORMATS: { readonly [type: string]: readonly string[] } = {
   number: ["float", "double"],
 };
 
-type Schema = { [key: string]: unknown };
+/** A JSON object, as a schema node is read. */
+export type Schema = { [key: string]: unknown };
 
 /** Whether `value` is a JSON object (not null, not an array). */
 export function isObject(value: unknown): value is Schema {

@@ -60,8 +60,11 @@ export interface RetryInfo {
 
 /** One attempt's failure, before deciding whether to retry it. */
 export interface Failure {
+  /** What went wrong, in words (the API key is never in it). */
   readonly message: string;
+  /** Whether another attempt may succeed. */
   readonly retryable: boolean;
+  /** The HTTP status, when there was a response. */
   readonly status?: number;
   /** The wait the server asked for, uncapped; undefined when it named none. */
   readonly serverDelayMs?: number;

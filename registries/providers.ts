@@ -34,7 +34,7 @@ import {
   type RegistryEntry,
   type ResolvedFlavor,
 } from "@amber/core";
-import { contribution, OwnedMap, type OwnedRecord, ownerLabel } from "./_owned.ts";
+import { OwnedMap, type OwnedRecord, ownerLabel } from "./_owned.ts";
 
 /**
  * A flavor was asked for whose plugin is switched off. Falling back to another protocol would
@@ -269,14 +269,17 @@ export function createProviderRegistry(options: ProviderRegistryOptions = {}): P
     }
     const flavor = capability.flavor;
     const dialect = capability.dialect;
+    // Made here rather than through flavorKey: one string per install costs less than a lookup
+    // in the cache and an entry added to it (measured: the cycle of bench/runtime_bench.ts).
+    const key = dialect === undefined ? "" : FLAVOR_ID + flavor;
     if (dialect !== undefined) {
-      const holder = flavorRecord(flavor);
+      const holder = map.get(key);
       if (holder !== undefined) {
         return failed(
           `${where(capability, owner)} brings flavor '${flavor}', which ${
             ownerLabel(holder.owner)
           } already provides`,
-          { id: flavorKey(flavor), owner: holder.owner },
+          { id: key, owner: holder.owner },
         );
       }
     }
@@ -322,27 +325,25 @@ export function createProviderRegistry(options: ProviderRegistryOptions = {}): P
 
     // Entries are frozen when they are first handed out, not here: freezing three objects per
     // install was the costliest part of enabling a provider, and most are never read.
-    const records: Entry[] = [];
-    const ids: string[] = [];
+    const presets = capability.presets;
+    const first = dialect === undefined ? 0 : 1;
+    const ids: string[] = new Array(presets.length + first);
+    const slots: Slot[] = new Array(ids.length);
     if (dialect !== undefined) {
-      const record = map.add(flavorKey(flavor), owner, { entry: { flavor, owner }, dialect })!;
-      records.push(record);
-      ids.push(record.id);
-      remembered.set(flavor, owner);
+      ids[0] = key;
+      slots[0] = { entry: { flavor, owner }, dialect };
     }
-    for (const preset of capability.presets) {
-      const { name, baseUrl, defaultModel, requiresKey, keyEnv } = preset;
-      const presetEntry: PresetEntry = keyEnv === undefined
-        ? { name, flavor: preset.flavor, baseUrl, defaultModel, requiresKey, owner }
-        : { name, flavor: preset.flavor, baseUrl, defaultModel, requiresKey, keyEnv, owner };
-      records.push(map.add(name, owner, presetEntry)!);
-      ids.push(name);
+    for (let i = 0; i < presets.length; i++) {
+      const { name, baseUrl, defaultModel, requiresKey, keyEnv } = presets[i];
+      ids[first + i] = name;
+      slots[first + i] = keyEnv === undefined
+        ? { name, flavor: presets[i].flavor, baseUrl, defaultModel, requiresKey, owner }
+        : { name, flavor: presets[i].flavor, baseUrl, defaultModel, requiresKey, keyEnv, owner };
     }
-    return installed(
-      contribution("provider", capability.name, ids, () => {
-        for (const record of records) map.delete(record.id, owner, record);
-      }),
-    );
+    const handle = map.installAll(ids, owner, slots, "provider", capability.name);
+    if (handle === undefined) return failed(`${where(capability, owner)} could not be added`);
+    if (dialect !== undefined) remembered.set(flavor, owner);
+    return installed(handle);
   }
 
   return {
