@@ -39,7 +39,9 @@ async function averages(dir: string): Promise<Map<string, number>> {
   const text = new TextDecoder().decode(output.stdout);
   const found = new Map<string, number>();
   if (!output.success || text.trim() === "") return found;
-  for (const bench of (JSON.parse(text) as BenchJson).benches) {
+  // A bench file may print its own lines (bytes written, sizes) before deno's JSON report.
+  const report = text.slice(text.search(/^\{/m));
+  for (const bench of (JSON.parse(report) as BenchJson).benches) {
     const avg = bench.results[0]?.ok?.avg;
     if (avg !== undefined) found.set(bench.name, avg);
   }

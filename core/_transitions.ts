@@ -120,12 +120,15 @@ export async function switchPlugin(
 /** Deactivates every active plugin, dependents first; every plugin is `registered` after. */
 export async function stopAll(host: TransitionHost): Promise<void> {
   const { records } = host;
-  const ids = [...records.keys()];
-  const order = host.index.settled() ?? ids;
-  const ordered = new Set(order);
-  const rest = ids.filter((id) => !ordered.has(id));
-  for (const id of [...order, ...rest].reverse()) {
-    const record = records.get(id)!;
+  let sequence = host.index.settled();
+  if (sequence === undefined || sequence.length !== records.size) {
+    // Some plugins are left out of the order (or it is not settled): they go first.
+    const ids = [...records.keys()];
+    const ordered = new Set(sequence ?? ids);
+    sequence = [...(sequence ?? ids), ...ids.filter((id) => !ordered.has(id))];
+  }
+  for (let i = sequence.length - 1; i >= 0; i--) {
+    const record = records.get(sequence[i])!;
     if (record.state.status === "active") {
       const pending = deactivate(host.lifecycle, record);
       if (pending !== undefined) await pending;

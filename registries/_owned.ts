@@ -25,6 +25,8 @@ export interface OwnedRecord<V> {
 class Node<V> implements OwnedRecord<V>, Contribution {
   kind: ContributionKind = "tool";
   name = "";
+  // Whether the map holds this very node under its id: a handle's remove then needs no lookup.
+  live = true;
   constructor(
     readonly id: string,
     readonly owner: string,
@@ -83,12 +85,15 @@ class Group<V> implements Contribution {
  * ```
  */
 export class OwnedMap<V> {
-  // A removed id keeps its key with `undefined`: V8 leaves a deleted Map entry in its bucket
-  // until the table is rebuilt, so deleting and adding the same id again and again (a plugin
-  // switched off and on) made every lookup of that id walk a chain as long as the map is big
-  // (measured: 140 µs per toggle at 10,000 plugins, 5 µs with this). `#dead` counts such keys;
-  // the map is rebuilt when they outnumber the live ones.
-  #byId = new Map<string, Node<V> | undefined>();
+  // A removed node stays under its id, marked dead, until the id is added again or the map is
+  // rebuilt. V8 leaves a deleted Map entry in its bucket until the table is rebuilt, so deleting
+  // and adding the same id again and again (a plugin switched off and on) made every lookup of
+  // that id walk a chain as long as the map is big (measured: 140 µs per toggle at 10,000
+  // plugins, 5 µs without deleting); and a removal that only marks its node costs no lookup
+  // (measured: the Map work of removals was the largest part of disabling 10,000 plugins in
+  // bench/runtime_bench.ts). `#dead` counts such nodes; the map is rebuilt when they outnumber
+  // the live ones four to one, which also bounds how long a removed value stays referenced.
+  #byId = new Map<string, Node<V>>();
   #live = 0;
   #dead = 0;
   // An id added again sits at its old place in the Map: the ordered views then sort by seq.
@@ -101,6 +106,9 @@ export class OwnedMap<V> {
   }
   #seq = 0;
   #version = 0;
+  // The id `get` looked up last and the node it found, until the next change.
+  #lookedUp: string | undefined = undefined;
+  #found: Node<V> | undefined = undefined;
   #records: readonly OwnedRecord<V>[] | undefined = undefined;
   #entries: readonly RegistryEntry[] | undefined = undefined;
 
@@ -116,12 +124,15 @@ export class OwnedMap<V> {
 
   /** The entry `id`, if live. */
   get(id: string): OwnedRecord<V> | undefined {
-    return this.#byId.get(id);
+    const node = this.#byId.get(id);
+    this.#lookedUp = id;
+    this.#found = node;
+    return node !== undefined && node.live ? node : undefined;
   }
 
   /** Whether `id` is live. */
   has(id: string): boolean {
-    return this.#byId.get(id) !== undefined;
+    return this.#byId.get(id)?.live === true;
   }
 
   /**
@@ -129,12 +140,14 @@ export class OwnedMap<V> {
    * is taken: callers check for collisions first to word the error, this only guards the map.
    */
   add(id: string, owner: string, value: V): OwnedRecord<V> | undefined {
-    const size = this.#byId.size;
-    const known = this.#byId.get(id);
-    if (known !== undefined) return undefined;
+    // A registry looks an id up to word a collision and then adds it: the add reuses that
+    // lookup (measured: Map lookups were the largest cost of installing in
+    // bench/runtime_bench.ts; nothing changes the map between the two).
+    const known = id === this.#lookedUp ? this.#found : this.#byId.get(id);
+    if (known !== undefined && known.live) return undefined;
     const node = new Node(id, owner, value, this.#seq++, this);
     this.#byId.set(id, node);
-    if (this.#byId.size === size) {
+    if (known !== undefined) {
       this.#dead--;
       this.#reordered = true;
     }
@@ -192,32 +205,37 @@ export class OwnedMap<V> {
    * stale handle cannot remove a later registration of the same id.
    */
   delete(id: string, owner?: string, record?: OwnedRecord<V>): boolean {
-    const node = this.#byId.get(id);
-    if (node === undefined) return false;
+    let node: Node<V> | undefined;
+    if (record instanceof Node && record.map === this) {
+      // A handle removing itself: its flag says whether it is live, without a lookup.
+      if (!record.live || record.id !== id) return false;
+      node = record as Node<V>;
+    } else {
+      node = this.#byId.get(id);
+      if (node === undefined || !node.live) return false;
+      if (record !== undefined && node !== record) return false;
+    }
     if (owner !== undefined && node.owner !== owner) return false;
-    if (record !== undefined && node !== record) return false;
-    this.#bury(id);
+    this.#bury(node);
     this.#changed();
     this.#onRemove?.(node);
     return true;
   }
 
   // Takes back an add that has not been handed out, without onRemove.
-  #take(node: OwnedRecord<V>): void {
-    if (this.#byId.get(node.id) !== node) return;
-    this.#bury(node.id);
+  #take(record: OwnedRecord<V>): void {
+    const node = record as Node<V>;
+    if (!node.live) return;
+    this.#bury(node);
     this.#changed();
   }
 
   /** Removes everything `owner` holds; returns the ids, in registration order. */
   purge(owner: string): string[] {
-    const removed: string[] = [];
-    for (const node of this.records()) {
-      if (node.owner === owner) removed.push(node.id);
-    }
-    if (removed.length === 0) return removed;
-    const nodes = removed.map((id) => this.#byId.get(id)!);
-    for (const id of removed) this.#bury(id);
+    const nodes = this.records().filter((node) => node.owner === owner) as Node<V>[];
+    const removed = nodes.map((node) => node.id);
+    if (nodes.length === 0) return removed;
+    for (const node of nodes) this.#bury(node);
     this.#changed();
     if (this.#onRemove !== undefined) { for (const node of nodes) this.#onRemove(node); }
     return removed;
@@ -227,7 +245,7 @@ export class OwnedMap<V> {
   records(): readonly OwnedRecord<V>[] {
     if (this.#records !== undefined) return this.#records;
     const records: Node<V>[] = [];
-    for (const node of this.#byId.values()) if (node !== undefined) records.push(node);
+    for (const node of this.#byId.values()) if (node.live) records.push(node);
     if (this.#reordered) records.sort((a, b) => a.seq - b.seq);
     return this.#records = records;
   }
@@ -245,8 +263,8 @@ export class OwnedMap<V> {
     this.#changed();
   }
 
-  #bury(id: string): void {
-    this.#byId.set(id, undefined);
+  #bury(node: Node<V>): void {
+    node.live = false;
     this.#live--;
     this.#dead++;
     // Rebuilt when the dead outnumber the live four to one: a plugin switched off and on keeps
@@ -256,14 +274,17 @@ export class OwnedMap<V> {
       this.#dead = 0;
       this.#reordered = false;
     } else if (this.#dead > 4 * this.#live + 1024) {
-      this.#records = undefined;
-      this.#byId = new Map(this.records().map((node) => [node.id, node as Node<V>]));
+      // The live nodes keep their relative order, so whether the views must sort stays as it was.
+      const old = this.#byId;
+      this.#byId = new Map();
+      for (const kept of old.values()) if (kept.live) this.#byId.set(kept.id, kept);
       this.#dead = 0;
-      this.#reordered = false;
     }
   }
 
   #changed(): void {
+    this.#lookedUp = undefined;
+    this.#found = undefined;
     this.#version++;
     this.#records = undefined;
     this.#entries = undefined;

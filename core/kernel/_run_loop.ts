@@ -1,0 +1,267 @@
+/**
+ * The step loop of one run. Each step re-resolves the environment, runs the phase hooks at
+ * their points, calls the model, passes every tool call it asks for through the tool-call
+ * pipeline, and commits the step (messages, staged state, usage) before the next one starts. A
+ * text-only natural end consults the run-end guards; max steps is the backstop.
+ *
+ * @module
+ */
+
+import type { ResolvedExecutionEnv } from "../execution_env.ts";
+import type { StateCommand } from "../hooks.ts";
+import type { Message } from "../message.ts";
+import { consultGuards } from "./_guards.ts";
+import { applyCommand, PhaseHooks, seedState } from "./_hooks.ts";
+import { chatRequest, Reply } from "./_inference.ts";
+import { ToolCalls } from "./_tool_call.ts";
+import type { EndCause, RunEvent, RunOptions, RunResult } from "./run_types.ts";
+
+const DEFAULT_MAX_STEPS = 50;
+const NEVER = new AbortController().signal;
+
+type StepOutcome =
+  | { kind: "continue" }
+  | { kind: "natural"; detail?: string }
+  | { kind: "ended"; cause: EndCause };
+
+/**
+ * One run from its prompt to its end; {@linkcode Run.execute} once per instance.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PluginRuntime } from "@amber/core";
+ * import { createRegistries } from "@amber/registries";
+ * import { Run } from "./_run_loop.ts";
+ * const runtime = new PluginRuntime({ registries: createRegistries() });
+ * await runtime.start();
+ * const run = new Run({
+ *   runtime,
+ *   model: { stream: () => Promise.reject(new Error("never called")) },
+ *   modelName: "m",
+ *   prompt: "Hi",
+ *   approval: "auto",
+ *   maxSteps: 0,
+ * });
+ * const result = await run.execute();
+ * assert.deepEqual(result.cause, { kind: "maxSteps", steps: 0 });
+ * assert.deepEqual(result.messages, [{ role: "user", content: "Hi" }]);
+ * ```
+ */
+export class Run {
+  readonly #o: RunOptions;
+  readonly #signal: AbortSignal;
+  readonly #conversation: Message[];
+  readonly #state = new Map<string, unknown>();
+  readonly #hooks: PhaseHooks;
+  readonly #tools: ToolCalls;
+  #step: number;
+  #stepsTaken = 0;
+  #promptTokens = 0;
+  #completionTokens = 0;
+  #stateSeeded = false;
+
+  /** Prepares a run; nothing happens until {@linkcode Run.execute}. */
+  constructor(options: RunOptions) {
+    this.#o = options;
+    this.#signal = options.signal ?? NEVER;
+    this.#conversation = [...(options.history ?? [])];
+    this.#step = options.firstStep ?? 0;
+    this.#hooks = new PhaseHooks(options.runtime, this.#conversation, this.#state);
+    this.#tools = new ToolCalls(options, this.#state, this.#signal);
+  }
+
+  /** Runs steps until the run ends, and says how it ended. */
+  async execute(): Promise<RunResult> {
+    const { runtime } = this.#o;
+    const events = runtime.events;
+    if (events.has("turnStarted") && !events.publish("turnStarted", { prompt: this.#o.prompt })) {
+      return this.#finish({ kind: "cancelled" });
+    }
+    const maxSteps = this.#o.maxSteps ?? DEFAULT_MAX_STEPS;
+    let pending: Message[] = [{ role: "user", content: this.#o.prompt }];
+    let cause: EndCause | undefined;
+    while (cause === undefined) {
+      if (this.#signal.aborted) cause = { kind: "cancelled" };
+      else if (this.#stepsTaken >= maxSteps) cause = { kind: "maxSteps", steps: this.#stepsTaken };
+      if (cause !== undefined) {
+        await this.#commit(pending, [], undefined, cause);
+        break;
+      }
+      const outcome = await this.#runStep(pending);
+      pending = [];
+      if (outcome.kind === "continue") continue;
+      if (outcome.kind === "ended") {
+        cause = outcome.cause;
+        break;
+      }
+      // A text-only natural end: the guards decide, in dependency order; any steer wins.
+      const steer = await consultGuards(
+        runtime,
+        runtime.environment(),
+        this.#step - 1,
+        this.#conversation,
+        this.#state,
+        this.#o.onEvent,
+      );
+      if (steer === undefined) cause = { kind: "completed", detail: outcome.detail };
+      else pending = [{ role: "user", content: steer }];
+    }
+    return this.#finish(cause);
+  }
+
+  #finish(cause: EndCause): RunResult {
+    const events = this.#o.runtime.events;
+    this.#emit({ type: "end", cause });
+    if (events.has("turnEnded")) {
+      events.publish("turnEnded", { cancelled: cause.kind === "cancelled" });
+    }
+    return {
+      cause,
+      steps: this.#stepsTaken,
+      messages: this.#conversation,
+      usage: { promptTokens: this.#promptTokens, completionTokens: this.#completionTokens },
+      state: this.#state,
+    };
+  }
+
+  async #runStep(pending: Message[]): Promise<StepOutcome> {
+    const { runtime } = this.#o;
+    runtime.refresh();
+    const env = runtime.environment();
+    this.#seedState(env);
+    const step = this.#step;
+    this.#emit({ type: "stepStart", step });
+    const stepMessages: Message[] = pending;
+    const staged: StateCommand[] = [];
+
+    await this.#hooks.run(env, "StepStart", step, stepMessages, staged);
+    await this.#hooks.run(env, "BeforeInference", step, stepMessages, staged);
+
+    const request = chatRequest(this.#o, env, this.#conversation, stepMessages);
+    const reply = new Reply(this.#o.onEvent);
+    const response = await this.#o.model.stream(request, reply.sink, this.#signal);
+    this.#stepsTaken++;
+    this.#o.onResponse?.(response.status, response.headers);
+    if (reply.usage !== undefined) {
+      this.#promptTokens += reply.usage.promptTokens;
+      this.#completionTokens += reply.usage.completionTokens;
+    }
+    const events = runtime.events;
+    if (events.has("llmResponse")) {
+      events.publish("llmResponse", {
+        status: response.status,
+        promptTokens: reply.usage?.promptTokens ?? 0,
+        completionTokens: reply.usage?.completionTokens ?? 0,
+      });
+    }
+    const assistant = reply.message();
+    if (response.cancelled || this.#signal.aborted) {
+      if (assistant !== undefined) stepMessages.push(assistant);
+      const cause: EndCause = { kind: "cancelled" };
+      await this.#commit(stepMessages, staged, reply.usage, cause);
+      return { kind: "ended", cause };
+    }
+    if (reply.error !== undefined) {
+      if (assistant !== undefined) stepMessages.push(assistant);
+      const error = reply.error;
+      if (events.has("errorRaised")) {
+        events.publish("errorRaised", {
+          kind: "provider",
+          message: error.message,
+          retryable: error.retryable,
+        });
+      }
+      const cause: EndCause = {
+        kind: "error",
+        failure: {
+          kind: "provider",
+          message: error.message,
+          status: error.status,
+          retryable: error.retryable,
+        },
+      };
+      await this.#commit(stepMessages, staged, reply.usage, cause);
+      return { kind: "ended", cause };
+    }
+    if (assistant !== undefined) stepMessages.push(assistant);
+    await this.#hooks.run(env, "AfterInference", step, stepMessages, staged);
+
+    const calls = reply.calls;
+    for (let i = 0; i < calls.length; i++) {
+      if (this.#signal.aborted) break;
+      const call = calls[i];
+      const result = await this.#tools.call(env, call);
+      stepMessages.push({
+        role: "tool",
+        toolCallId: call.id,
+        name: call.name,
+        content: result.ok ? result.output : `error: ${result.error ?? "the tool failed"}`,
+        ...(result.ok ? {} : { isError: true }),
+      });
+      await this.#hooks.run(env, "AfterTool", step, stepMessages, staged, { call, result });
+    }
+    // Calls left unanswered by a cancellation still get a result: a transcript whose assistant
+    // message asks for tools must answer each, or no provider accepts it on resume.
+    if (this.#signal.aborted) {
+      const answered = new Set(
+        stepMessages.flatMap((m) => m.role === "tool" ? [m.toolCallId] : []),
+      );
+      for (const call of calls) {
+        if (answered.has(call.id)) continue;
+        stepMessages.push({
+          role: "tool",
+          toolCallId: call.id,
+          name: call.name,
+          content: "error: cancelled by the user",
+          isError: true,
+        });
+      }
+      const cause: EndCause = { kind: "cancelled" };
+      await this.#commit(stepMessages, staged, reply.usage, cause);
+      return { kind: "ended", cause };
+    }
+    await this.#hooks.run(env, "StepEnd", step, stepMessages, staged);
+    await this.#commit(stepMessages, staged, reply.usage, undefined);
+    if (calls.length > 0) return { kind: "continue" };
+    return { kind: "natural", detail: reply.finish };
+  }
+
+  #seedState(env: ResolvedExecutionEnv): void {
+    if (this.#stateSeeded) return;
+    this.#stateSeeded = true;
+    seedState(this.#state, env, this.#o.historyState ?? []);
+  }
+
+  async #commit(
+    messages: Message[],
+    state: StateCommand[],
+    usage: { promptTokens: number; completionTokens: number } | undefined,
+    end: EndCause | undefined,
+  ): Promise<void> {
+    for (const command of state) applyCommand(this.#state, command);
+    const events = this.#o.runtime.events;
+    const base = this.#conversation.length;
+    for (const message of messages) this.#conversation.push(message);
+    if (this.#o.session !== undefined && (messages.length > 0 || end !== undefined)) {
+      await this.#o.session.append({
+        step: this.#step,
+        messages,
+        ...(state.length > 0 ? { state } : {}),
+        ...(usage ? { usage } : {}),
+        ...(end ? { end: end.kind } : {}),
+      });
+    }
+    if (events.has("messageAdded")) {
+      messages.forEach((message, i) =>
+        events.publish("messageAdded", { message, index: base + i })
+      );
+    }
+    this.#emit({ type: "stepEnd", step: this.#step, usage });
+    this.#step++;
+  }
+
+  #emit(event: RunEvent): void {
+    this.#o.onEvent?.(event);
+  }
+}

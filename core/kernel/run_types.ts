@@ -1,0 +1,137 @@
+/**
+ * The types of a run: what the kernel takes (its options, the model port, the approval prompt)
+ * and what it gives (its result, its events, how it ended). They stand apart from `run.ts` so
+ * the kernel's own modules share them without importing the entry points that import them.
+ *
+ * @module
+ */
+
+import type { ApprovalPolicy } from "../config.ts";
+import type { ChatRequest, StreamEvent, StreamSink } from "../dialect.ts";
+import type { GateInput, GateOutcome, StateCommand } from "../hooks.ts";
+import type { Message, ToolCall } from "../message.ts";
+import type { CapabilityBoundError } from "../resolution_error.ts";
+import type { PluginRuntime } from "../runtime.ts";
+import type { ToolResult } from "../tool.ts";
+import type { SessionFile } from "./transcript.ts";
+
+/** What the kernel needs of a model client; `ProviderClient` of @amber/providers is one. */
+export interface ModelPort {
+  /** Streams one response into `sink`; never throws for provider or network failures. */
+  stream(
+    request: ChatRequest,
+    sink: StreamSink,
+    signal?: AbortSignal,
+  ): Promise<{ readonly status: number; readonly headers: Headers; readonly cancelled: boolean }>;
+}
+
+/** Why a run failed. */
+export type RunFailure =
+  | { readonly kind: "capabilityBound"; readonly error: CapabilityBoundError }
+  | {
+    readonly kind: "provider";
+    readonly message: string;
+    readonly status?: number;
+    readonly retryable: boolean;
+  }
+  | { readonly kind: "interrupted"; readonly message: string };
+
+/** How a run ended. */
+export type EndCause =
+  | { readonly kind: "completed"; readonly detail?: string }
+  | { readonly kind: "cancelled" }
+  | { readonly kind: "maxSteps"; readonly steps: number }
+  | { readonly kind: "error"; readonly failure: RunFailure };
+
+/** What the kernel reports as it goes, for a host to show; deltas are forwarded as they come. */
+export type RunEvent =
+  | StreamEvent
+  | { readonly type: "stepStart"; readonly step: number }
+  | {
+    readonly type: "toolStart";
+    readonly call: ToolCall;
+    readonly verb: string;
+    readonly summary: string;
+  }
+  | {
+    readonly type: "toolEnd";
+    readonly call: ToolCall;
+    readonly result: ToolResult;
+    readonly durationMs: number;
+  }
+  | { readonly type: "steer"; readonly guard: string; readonly feedback: string }
+  | {
+    readonly type: "stepEnd";
+    readonly step: number;
+    readonly usage?: { readonly promptTokens: number; readonly completionTokens: number };
+  }
+  | { readonly type: "end"; readonly cause: EndCause };
+
+/** The user's answer to an approval prompt. */
+export type ApprovalAnswer = "once" | "always" | "deny";
+
+/** What an approval prompt shows. */
+export interface ApprovalRequest {
+  /** The call. */
+  readonly call: ToolCall;
+  /** The parsed arguments. */
+  readonly args: unknown;
+  /** The tool's one-line summary of the call. */
+  readonly summary: string;
+  /** Set when a gate asked for the confirmation. */
+  readonly correlationId?: string;
+}
+
+/** Options of `runAgent`. */
+export interface RunOptions {
+  /** The plugin runtime: the environment, live refresh and events. */
+  readonly runtime: PluginRuntime;
+  /** The model client, its dialect resolved once for the run. */
+  readonly model: ModelPort;
+  /** The model name. */
+  readonly modelName: string;
+  /** The user's prompt that starts this run. */
+  readonly prompt: string;
+  /** The conversation before it (a resumed session). */
+  readonly history?: readonly Message[];
+  /** State commands committed before (a resumed session), replayed in order. */
+  readonly historyState?: readonly StateCommand[];
+  /** Where committed steps go. */
+  readonly session?: SessionFile;
+  /** The step number to start from (a resumed session continues its numbering). */
+  readonly firstStep?: number;
+  /** The approval policy for tools that need approval. */
+  readonly approval: ApprovalPolicy;
+  /** Asks the user; without it, `ask` denies with a message saying how to allow. */
+  readonly ask?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+  /** The host's gate, consulted before every plugin gate. */
+  readonly hostGate?: (input: GateInput) => GateOutcome | Promise<GateOutcome>;
+  /** The most steps (model calls); the backstop for guards that always steer. */
+  readonly maxSteps?: number;
+  /** Cancels the run. */
+  readonly signal?: AbortSignal;
+  /** Receives run events. */
+  readonly onEvent?: (event: RunEvent) => void;
+  /** Passed on to the model. */
+  readonly maxTokens?: number;
+  /** Passed on to the model. */
+  readonly temperature?: number;
+  /** Passed on to the model. */
+  readonly reasoningEffort?: string;
+  /** Called with each response's headers (for passive allowance readouts). */
+  readonly onResponse?: (status: number, headers: Headers) => void;
+}
+
+/** What a run did. */
+export interface RunResult {
+  /** How it ended. */
+  readonly cause: EndCause;
+  /** How many steps it took. */
+  readonly steps: number;
+  /** The whole conversation afterwards. */
+  readonly messages: readonly Message[];
+  /** Tokens over all steps. */
+  readonly usage: { readonly promptTokens: number; readonly completionTokens: number };
+  /** The state store afterwards. */
+  readonly state: ReadonlyMap<string, unknown>;
+}
