@@ -10,7 +10,8 @@ import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import type { Host } from "../host.ts";
 import { describeState } from "../plugin_console.ts";
-import { accountSettings, resolveProvider } from "../provider_settings.ts";
+import { accountSettings, type ResolvedProvider } from "../provider_settings.ts";
+import { resolveProviderFor } from "../session/provider.ts";
 import { table } from "../text_table.ts";
 
 const PROVIDER_OPTIONS = ["provider", "model", "base-url"];
@@ -77,15 +78,13 @@ async function providers(context: CommandContext): Promise<number> {
     "",
     table(["flavor", "plugin"], flavorRows(host)),
   ];
-  try {
-    const resolved = resolveProvider(host, overrides);
-    lines.push(
-      "",
-      `in use: ${resolved.preset.name}, model ${resolved.model}, ${resolved.settings.baseUrl}`,
-    );
-  } catch (error) {
-    lines.push("", `in use: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const inUse = resolveProviderFor(host, overrides);
+  lines.push(
+    "",
+    inUse.ok
+      ? `in use: ${inUse.resolved.preset.name}, model ${inUse.resolved.model}, ${inUse.resolved.settings.baseUrl}`
+      : `in use: ${inUse.error.message}`,
+  );
   io.out(lines.join("\n"));
   return 0;
 }
@@ -112,7 +111,7 @@ async function models(context: CommandContext): Promise<number> {
   const { io, words, overrides } = context;
   const host = await context.host();
   if (words.length > 0) throw new UsageError("models takes no arguments");
-  const resolved = resolveProvider(host, overrides);
+  const resolved = providerOrThrow(host, overrides);
   const client = new ProviderClient(resolved.flavor.dialect(), resolved.settings);
   // A ProviderError names the URL it tried (never with the key); main reports it and exits 1.
   const models = await client.models();
@@ -124,7 +123,7 @@ async function wallet(context: CommandContext): Promise<number> {
   const { io, words, overrides } = context;
   const host = await context.host();
   if (words.length > 0) throw new UsageError("wallet takes no arguments");
-  const resolved = resolveProvider(host, overrides);
+  const resolved = providerOrThrow(host, overrides);
   const request = accountSettings(resolved);
   const { wallet: wallets, allowance } = host.registries;
   await Promise.all([wallets.refresh(request), allowance.refresh(request)]);
@@ -160,4 +159,12 @@ function describeWindow(window: AllowanceWindow, unit: string | undefined): stri
   }
   if (window.resetsAt) parts.push(`resets ${window.resetsAt}`);
   return `${window.label}: ${parts.join(", ")}`;
+}
+
+// The provider the command line and config.yaml name, resolved where every session resolves it;
+// a problem (an unknown preset: exit 2, anything else: exit 1) is main's to report.
+function providerOrThrow(host: Host, overrides: CommandContext["overrides"]): ResolvedProvider {
+  const resolution = resolveProviderFor(host, overrides);
+  if (!resolution.ok) throw resolution.error;
+  return resolution.resolved;
 }
