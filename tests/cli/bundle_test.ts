@@ -23,7 +23,7 @@ Deno.test("the bundled single file runs: --version, plugins list, config, a thir
     "deno",
     "--output",
     bundle,
-    join(ROOT, "cli", "main.ts"),
+    join(ROOT, "cli", "standalone.ts"),
   ]);
   strictEqual(built.code, 0, built.err);
   const work = join(tmp.dir, "work");
