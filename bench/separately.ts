@@ -9,12 +9,10 @@
 // importing the file with `Deno.bench` replaced (in a child process, with bench/'s import map),
 // so listing them runs no case.
 
+import { benchConfig, formatNs, median, readAverages } from "./_bench_runner.ts";
+
 // The benchmark-only packages (hookable, avvio...) resolve through bench/'s own import map.
-const here = new URL(".", import.meta.url).pathname;
-const config = [
-  ...(exists(`${here}import_map.json`) ? ["--import-map", `${here}import_map.json`] : []),
-  ...(exists(`${here}deno.lock`) ? [`--lock=${here}deno.lock`] : []),
-];
+const config = benchConfig(new URL("..", import.meta.url).pathname);
 
 if (Deno.args[0] === "--list") {
   // Run in a child with the import map: prints the cases of Deno.args[1] as JSON.
@@ -34,22 +32,9 @@ if (!file) {
 }
 const rounds = Number(roundsArg ?? 5);
 
-interface BenchJson {
-  benches: { name: string; results: { ok?: { avg: number } }[] }[];
-}
-
 interface Case {
   readonly name: string;
   readonly group: string;
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function collectCases(path: string): Promise<Case[]> {
@@ -89,12 +74,7 @@ async function run(name: string, cwd?: string): Promise<number | undefined> {
     stdout: "piped",
     stderr: "null",
   }).output();
-  try {
-    const result = JSON.parse(new TextDecoder().decode(output.stdout)) as BenchJson;
-    return result.benches[0]?.results[0]?.ok?.avg;
-  } catch {
-    return undefined;
-  }
+  return readAverages(new TextDecoder().decode(output.stdout)).get(name);
 }
 
 const cases = await listCases();
@@ -113,16 +93,11 @@ for (let round = 0; round < rounds; round++) {
       // Progress on stderr, so a long run shows where it is and what it has so far.
       const side = cwd === undefined ? "" : " (before)";
       console.error(
-        `round ${round + 1}: ${name}${side}: ${avg === undefined ? "failed" : format(avg)}`,
+        `round ${round + 1}: ${name}${side}: ${avg === undefined ? "failed" : formatNs(avg)}`,
       );
     }
   }
 }
-function format(ns: number): string {
-  return ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1e3).toFixed(2)} µs`;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const firstOfGroup = new Map<string, number>();
 for (const { name, group } of cases) {
   const values = samples.get(name)!;
@@ -130,17 +105,17 @@ for (const { name, group } of cases) {
     console.log(`    failed         ${name}`);
     continue;
   }
-  const m = median(values);
+  const m = median(values)!;
   if (!firstOfGroup.has(group)) firstOfGroup.set(group, m);
-  const figure = format(m);
+  const figure = formatNs(m);
   const ratio = (m / firstOfGroup.get(group)!).toFixed(2);
   const then = beforeSamples.get(name)!;
   const was = before === undefined
     ? ""
     : then.length === 0
     ? "  before: failed".padEnd(30)
-    : `  before ${format(median(then)).padStart(11)}  after/before ${
-      (m / median(then)).toFixed(2).padStart(5)
+    : `  before ${formatNs(median(then)).padStart(11)}  after/before ${
+      (m / median(then)!).toFixed(2).padStart(5)
     }`;
   console.log(`${figure.padStart(11)}  ${ratio.padStart(6)}x${was}  ${name}`);
 }

@@ -45,18 +45,6 @@ import type {
 } from "./runtime_types.ts";
 import type { HostServices, Workspace } from "./services.ts";
 
-export { PluginDependentsError } from "./runtime_types.ts";
-export type {
-  Diagnostic,
-  FailedPluginRegistration,
-  PluginRecordView,
-  PluginRuntimeOptions,
-  RefreshReport,
-  RegisterOptions,
-  SetStateOptions,
-  SetStateResult,
-} from "./runtime_types.ts";
-
 const DEFAULT_TIMEOUT_MS = 5_000;
 const MAX_DIAGNOSTICS = 200;
 

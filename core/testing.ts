@@ -64,7 +64,8 @@ import type { Plugin, PluginState } from "./plugin.ts";
 import { createPluginHostApi, type PluginFactory, pluginFromExport } from "./plugin_module.ts";
 import type { PresetEntry } from "./provider.ts";
 import type { Registries } from "./registries.ts";
-import { type Diagnostic, PluginRuntime } from "./runtime.ts";
+import { PluginRuntime } from "./runtime.ts";
+import type { Diagnostic } from "./runtime_types.ts";
 import type { HostServices, TodoItem, TodoService } from "./services.ts";
 import type { ToolResult } from "./tool.ts";
 

@@ -10,7 +10,8 @@ import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import type { Plugin } from "../plugin.ts";
 import type { Registries } from "../registries.ts";
 import { CapabilityBoundError, ResolutionError } from "../resolution_error.ts";
-import { type Diagnostic, PluginRuntime } from "../runtime.ts";
+import { PluginRuntime } from "../runtime.ts";
+import type { Diagnostic } from "../runtime_types.ts";
 import type { HostServices, Workspace } from "../services.ts";
 
 /** What {@linkcode resolveSelection} needs. */
