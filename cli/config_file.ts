@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { AmberConfig, ApprovalPolicy } from "@amber/core";
+import { type AmberConfig, type ApprovalPolicy, SEAMS } from "@amber/core";
 import { join } from "node:path";
 
 /** A `config.yaml` that cannot be used; names the file, and the line or field at fault. */
@@ -21,7 +21,14 @@ export class ConfigFileError extends Error {
 }
 
 const STRING_FIELDS = ["provider", "model", "baseUrl", "apiKeyEnv", "reasoningEffort"] as const;
-const KNOWN_FIELDS: readonly string[] = [...STRING_FIELDS, "approval", "plugins"];
+const KNOWN_FIELDS: readonly string[] = [
+  ...STRING_FIELDS,
+  "approval",
+  "plugins",
+  "timeouts",
+  "quarantine",
+  "secrets",
+];
 const APPROVALS: readonly ApprovalPolicy[] = ["ask", "auto", "deny"];
 
 /** What reading config.yaml found: the configuration, every problem, and where things are. */
@@ -137,7 +144,80 @@ export async function readConfigFile(dir: string): Promise<ConfigRead> {
     problem(locate(["plugins"]), `plugins: expected a mapping, found ${typeOf(plugins)}`);
     plugins = {};
   }
+  checkLimits(record, (keys, detail) => problem(locate(keys), detail));
   return { path, config: { ...record, plugins } as AmberConfig, problems, locate };
+}
+
+// `timeouts`, `quarantine` and `secrets`: a field with a wrong value is reported and dropped, so
+// the default stands in for it rather than a value the user did not mean.
+function checkLimits(
+  record: Record<string, unknown>,
+  problem: (keys: readonly string[], detail: string) => void,
+): void {
+  const mapping = (keys: readonly string[], value: unknown): value is Record<string, unknown> => {
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return true;
+    problem(keys, `${keys.join(".")}: expected a mapping, found ${typeOf(value)}`);
+    return false;
+  };
+  const numbers = (
+    keys: readonly string[],
+    section: Record<string, unknown>,
+    allowed: readonly string[],
+  ): void => {
+    for (const [key, value] of Object.entries(section)) {
+      const at = [...keys, key];
+      if (!allowed.includes(key)) {
+        problem(at, `${at.join(".")}: unknown field (fields: ${allowed.join(", ")})`);
+        delete section[key];
+      } else if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+        problem(at, `${at.join(".")}: expected a positive number, found ${typeOf(value)}`);
+        delete section[key];
+      }
+    }
+  };
+  if (record.timeouts !== undefined) {
+    if (!mapping(["timeouts"], record.timeouts)) delete record.timeouts;
+    else {
+      const timeouts = { ...record.timeouts };
+      const perPlugin = timeouts.plugins;
+      delete timeouts.plugins;
+      numbers(["timeouts"], timeouts, [...SEAMS, "plugins"]);
+      if (perPlugin !== undefined && mapping(["timeouts", "plugins"], perPlugin)) {
+        const plugins: Record<string, unknown> = {};
+        for (const [id, section] of Object.entries(perPlugin)) {
+          const keys = ["timeouts", "plugins", id];
+          if (!mapping(keys, section)) continue;
+          const own = { ...section };
+          numbers(keys, own, SEAMS);
+          plugins[id] = own;
+        }
+        timeouts.plugins = plugins;
+      }
+      record.timeouts = timeouts;
+    }
+  }
+  if (record.quarantine !== undefined) {
+    if (!mapping(["quarantine"], record.quarantine)) delete record.quarantine;
+    else {
+      const quarantine = { ...record.quarantine };
+      numbers(["quarantine"], quarantine, ["faults", "windowSeconds"]);
+      record.quarantine = quarantine;
+    }
+  }
+  if (record.secrets !== undefined) {
+    if (!mapping(["secrets"], record.secrets)) delete record.secrets;
+    else {
+      const secrets: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(record.secrets)) {
+        const at = ["secrets", key];
+        if (key !== "passEnv") problem(at, `secrets.${key}: unknown field (fields: passEnv)`);
+        else if (!Array.isArray(value) || !value.every((name) => typeof name === "string")) {
+          problem(at, `secrets.passEnv: expected a list of variable names, found ${typeOf(value)}`);
+        } else secrets.passEnv = value;
+      }
+      record.secrets = secrets;
+    }
+  }
 }
 
 /**

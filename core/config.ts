@@ -5,6 +5,7 @@
  */
 
 import { join } from "node:path";
+import type { QuarantineConfig, TimeoutConfig } from "./limits.ts";
 
 /** The approval policy for tools that need approval. */
 export type ApprovalPolicy = "ask" | "auto" | "deny";
@@ -41,6 +42,21 @@ export interface AmberConfig {
   readonly approval?: ApprovalPolicy;
   /** One section per plugin id. */
   readonly plugins: { readonly [pluginId: string]: unknown };
+  /** Deadlines for plugin code, per seam and per plugin. */
+  readonly timeouts?: TimeoutConfig;
+  /** When a plugin that keeps faulting is switched off for the session. */
+  readonly quarantine?: QuarantineConfig;
+  /** What of the host's secrets reaches commands the agent runs. */
+  readonly secrets?: SecretsConfig;
+}
+
+/** The `secrets` section of `config.yaml`. */
+export interface SecretsConfig {
+  /**
+   * Environment variables passed to bash and background jobs although their names look like
+   * secrets (`GITHUB_TOKEN`, say); the key amber itself uses is never passed.
+   */
+  readonly passEnv?: readonly string[];
 }
 
 /**

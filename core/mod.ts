@@ -41,7 +41,20 @@ export type {
   TodoService,
   Workspace,
 } from "./services.ts";
-export { type AmberConfig, type ApprovalPolicy, configDir } from "./config.ts";
+export { type AmberConfig, type ApprovalPolicy, configDir, type SecretsConfig } from "./config.ts";
+export {
+  DeadlineError,
+  DEFAULT_QUARANTINE,
+  DEFAULT_TIMEOUTS,
+  type QuarantineConfig,
+  quarantineSettings,
+  type Seam,
+  SEAMS,
+  type SeamTimeouts,
+  type TimeoutConfig,
+  timeoutFor,
+  withDeadline,
+} from "./limits.ts";
 
 // Contracts: capabilities and what installing one returns.
 export type { Capability } from "./capability.ts";
