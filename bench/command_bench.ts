@@ -1,60 +1,145 @@
-// The whole command: `amber run` with one tool round trip against the fake provider, each run a
-// fresh process, wall time and peak memory from /usr/bin/time -v; medians of 9 runs, and the
-// same for `amber --version` (Deno's own start-up plus ours).
-// Run: deno run -A bench/command_bench.ts
+// Whole commands, each run a fresh process under /usr/bin/time -v, beside Deno's floor (`deno run`
+// of a one-line file): `amber --version`, `amber plugins list`, `amber run` with one tool round
+// trip against the fake provider, and `amber demo`. Wall time is taken around the spawn; peak
+// memory comes from time's report, and so does CPU time (user + system, in steps of 10 ms) unless
+// this may run `perf`: then `perf stat` counts it to the microsecond, which a loaded machine,
+// where wall time mostly measures the others' work, needs. One warm-up round is discarded (Deno's module cache is
+// then warm, as for any second run); the cases alternate and their order reverses every round, so
+// a change in the machine's load falls on every case alike. Medians are printed.
+//
+// deno run -A bench/command_bench.ts [--cases=version,plugins,run,demo] [rounds] [checkout...]
+//
+// Without checkouts it measures this one. With several (`/tmp/before .`), every case runs from each
+// of them in the same rounds and the ratio to the first checkout is printed: a before/after
+// comparison taken in one run.
 
 import { fileURLToPath } from "node:url";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 
-const MAIN = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
-const RUNS = 9;
+const HERE = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
+const only = Deno.args.find((arg) => arg.startsWith("--cases="))?.slice("--cases=".length);
+const [roundsArg, ...dirs] = Deno.args.filter((arg) => !arg.startsWith("--cases="));
+const rounds = Number(roundsArg ?? 9);
+const checkouts = dirs.length > 0 ? dirs.map((dir) => Deno.realPathSync(dir)) : [HERE];
+
 const server = await FakeProvider.start({ encoders: [openaiEncoder] });
 const configDir = await Deno.makeTempDir({ prefix: "amber-bench-" });
 const workspace = await Deno.makeTempDir({ prefix: "amber-bench-ws-" });
 await Deno.writeTextFile(`${workspace}/notes.txt`, "forty-two\n");
+const oneLine = `${workspace}/one_line.ts`;
+await Deno.writeTextFile(oneLine, "console.log(1);\n");
 
-async function measure(args: string[], before?: () => void): Promise<{ ms: number; mb: number }> {
-  before?.();
-  const output = await new Deno.Command("/usr/bin/time", {
-    args: ["-v", Deno.execPath(), "run", "-A", MAIN, ...args],
+interface Case {
+  /** The short name `--cases` picks it by. */
+  readonly key?: string;
+  /** What runs, the same words for every checkout. */
+  readonly what: string;
+  /** The checkout, or undefined for the floor. */
+  readonly checkout?: string;
+  readonly args: readonly string[];
+  readonly before?: () => void;
+}
+
+const scriptOneToolCall = () =>
+  server.script(
+    { toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] },
+    { text: "It says forty-two.", usage: { promptTokens: 50, completionTokens: 5 } },
+  );
+
+const cases: Case[] = [{ what: "deno run of a one-line file (floor)", args: ["run", oneLine] }];
+for (const checkout of checkouts) {
+  const amber = ["run", "-A", `${checkout}/cli/main.ts`];
+  const mine: Case[] = [
+    { key: "version", what: "amber --version", checkout, args: [...amber, "--version"] },
+    { key: "plugins", what: "amber plugins list", checkout, args: [...amber, "plugins", "list"] },
+    {
+      key: "run",
+      what: "amber run, one tool round trip",
+      checkout,
+      args: [...amber, "run", "what is in notes.txt?", "--base-url", `${server.url}/v1`],
+      before: scriptOneToolCall,
+    },
+    { key: "demo", what: "amber demo", checkout, args: [...amber, "demo"] },
+  ];
+  cases.push(...mine.filter((c) => only === undefined || only.split(",").includes(c.key!)));
+}
+
+interface Sample {
+  readonly ms: number;
+  readonly cpuMs: number;
+  readonly mb: number;
+}
+
+const PERF = "/usr/bin/perf";
+const perf = Deno.permissions.querySync({ name: "run", command: PERF }).state === "granted" &&
+  isFile(PERF);
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+async function measure(c: Case): Promise<Sample> {
+  c.before?.();
+  const time = ["/usr/bin/time", "-v", Deno.execPath(), ...c.args];
+  const [command, ...args] = perf ? [PERF, "stat", "-x,", "-e", "task-clock", ...time] : time;
+  const start = performance.now();
+  const output = await new Deno.Command(command, {
+    args,
     env: { AMBER_CONFIG_DIR: configDir, OPENAI_API_KEY: "sk-bench", NO_COLOR: "1" },
     cwd: workspace,
     stdout: "null",
     stderr: "piped",
   }).output();
+  const ms = performance.now() - start;
   const report = new TextDecoder().decode(output.stderr);
-  if (!output.success) throw new Error(`amber failed:\n${report}`);
-  const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)/.exec(
-    report,
-  )!;
-  const ms = ((Number(wall[1] ?? 0) * 60 + Number(wall[2])) * 60 + Number(wall[3])) * 1000;
+  if (!output.success) throw new Error(`${c.what} (${c.checkout ?? "floor"}) failed:\n${report}`);
+  const seconds = (label: string) =>
+    Number(new RegExp(`${label} time \\(seconds\\): ([\\d.]+)`).exec(report)![1]);
   const kb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(report)![1]);
-  return { ms, mb: kb / 1024 };
+  const counted = /^([\d.]+),msec,task-clock/m.exec(report);
+  const cpuMs = counted !== null
+    ? Number(counted[1])
+    : (seconds("User") + seconds("System")) * 1000;
+  return { ms, cpuMs, mb: kb / 1024 };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const cases: Record<string, { ms: number[]; mb: number[] }> = {
-  "amber run, one tool round trip": { ms: [], mb: [] },
-  "amber --version": { ms: [], mb: [] },
-};
-for (let i = 0; i < RUNS; i++) {
-  const run = await measure(
-    ["run", "what is in notes.txt?", "--base-url", `${server.url}/v1`],
-    () =>
-      server.script(
-        { toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] },
-        { text: "It says forty-two.", usage: { promptTokens: 50, completionTokens: 5 } },
-      ),
-  );
-  cases["amber run, one tool round trip"].ms.push(run.ms);
-  cases["amber run, one tool round trip"].mb.push(run.mb);
-  const version = await measure(["--version"]);
-  cases["amber --version"].ms.push(version.ms);
-  cases["amber --version"].mb.push(version.mb);
+const samples = new Map<Case, Sample[]>(cases.map((c) => [c, []]));
+for (let round = -1; round < rounds; round++) {
+  for (const c of round % 2 === 0 ? cases : [...cases].reverse()) {
+    const sample = await measure(c);
+    if (round >= 0) samples.get(c)!.push(sample);
+  }
 }
-for (const [name, { ms, mb }] of Object.entries(cases)) {
+
+const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const medianOf = (c: Case, key: keyof Sample) => median(samples.get(c)!.map((s) => s[key]));
+const floor = medianOf(cases[0], "ms");
+const label = (c: Case) =>
+  c.checkout === undefined || checkouts.length === 1 ? c.what : `${c.what} [${c.checkout}]`;
+const load = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
+console.log(
+  `${rounds} rounds, medians; CPU from ${perf ? "perf stat" : "time"}; load average ${load}`,
+);
+for (const c of cases) {
+  const ms = medianOf(c, "ms");
+  const cpu = medianOf(c, "cpuMs");
+  const first = cases.find((other) => other.what === c.what && other.checkout === checkouts[0]);
+  const versus = c.checkout !== undefined && c.checkout !== checkouts[0] && first !== undefined
+    ? ` [${(ms / medianOf(first, "ms")).toFixed(2)}x / ${
+      (cpu / medianOf(first, "cpuMs")).toFixed(2)
+    }x the first checkout]`
+    : "";
   console.log(
-    `${name}: ${median(ms).toFixed(0)} ms, ${median(mb).toFixed(0)} MB (median of ${RUNS})`,
+    `${label(c)}: ${ms.toFixed(1)} ms (${(ms / floor).toFixed(2)}x floor), ` +
+      `CPU ${cpu.toFixed(perf ? 1 : 0)} ms, ${medianOf(c, "mb").toFixed(1)} MB${versus}`,
   );
 }
 await server.close();

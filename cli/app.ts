@@ -1,7 +1,9 @@
 /**
  * The `amber` command: parses the command line and runs one subcommand. Each subcommand lives
- * in `commands/` and is one entry of {@linkcode COMMANDS}. Exit codes: 0 done, 1 failed, 2 usage
- * (an unknown command, plugin, panel, provider or option; the message lists what exists).
+ * in `commands/` and is one entry of {@linkcode COMMANDS}, loaded only when it runs (or when the
+ * help lists them all), so a command starts without evaluating the others' modules. Exit codes:
+ * 0 done, 1 failed, 2 usage (an unknown command, plugin, panel, provider or option; the message
+ * lists what exists).
  *
  * @module
  */
@@ -10,16 +12,6 @@ import { AmberError, describeError, type Plugin, UnknownPluginError } from "@amb
 import { makeBundledPlugins } from "@amber/plugins";
 import { intOption, parseArgs, UsageError } from "./args.ts";
 import type { CliCommand, CommandContext, Io } from "./command.ts";
-import { cmdCommand } from "./commands/cmd.ts";
-import { demoCommand } from "./commands/demo.ts";
-import { configCommand } from "./commands/config.ts";
-import { panelCommand, statusCommand } from "./commands/panel.ts";
-import { pluginCommand } from "./commands/plugin_new.ts";
-import { pluginsCommand } from "./commands/plugins.ts";
-import { runCommand } from "./commands/run.ts";
-import { sessionsCommand } from "./commands/sessions.ts";
-import { modelsCommand, providersCommand, walletCommand } from "./commands/providers.ts";
-import { toolsCommand } from "./commands/tools.ts";
 import { ConfigFileError } from "./config_file.ts";
 import { type Host, openHost } from "./host.ts";
 import { UnknownProviderError } from "./provider_settings.ts";
@@ -34,27 +26,96 @@ export interface MainOptions {
   readonly plugins?: () => readonly Plugin[];
 }
 
+/**
+ * A subcommand before its module is loaded: the word that selects it and the options it takes
+ * (the command line cannot be split into words without knowing which options take a value),
+ * and how to load the rest. They agree with the loaded {@linkcode CliCommand}'s.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { COMMANDS } from "@amber/cli";
+ * const entry = COMMANDS.find((c) => c.name === "run")!;
+ * const command = await entry.load();
+ * assert.equal(command.name, "run");
+ * assert.deepEqual(command.options, entry.options);
+ * ```
+ */
+export interface CommandEntry {
+  /** The word that selects it. */
+  readonly name: string;
+  /** Options that take a value, without dashes. */
+  readonly options?: readonly string[];
+  /** Options without a value. */
+  readonly flags?: readonly string[];
+  /** Loads the command's module; the module is evaluated once. */
+  load(): Promise<CliCommand>;
+}
+
+const PROVIDER_OPTIONS = ["provider", "model", "base-url"];
+
+// The specifiers are literals so that `deno compile` and `deno bundle` include every command.
 /** Every subcommand, in the order the help lists them. */
-export const COMMANDS: readonly CliCommand[] = [
-  demoCommand,
-  runCommand,
-  sessionsCommand,
-  pluginsCommand,
-  pluginCommand,
-  configCommand,
-  toolsCommand,
-  cmdCommand,
-  statusCommand,
-  panelCommand,
-  providersCommand,
-  modelsCommand,
-  walletCommand,
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: "demo", load: async () => (await import("./commands/demo.ts")).demoCommand },
+  {
+    name: "run",
+    options: ["provider", "model", "base-url", "approve", "max-steps", "resume"],
+    flags: ["json"],
+    load: async () => (await import("./commands/run.ts")).runCommand,
+  },
+  { name: "sessions", load: async () => (await import("./commands/sessions.ts")).sessionsCommand },
+  {
+    name: "plugins",
+    flags: ["cascade", "dry-run", "json"],
+    load: async () => (await import("./commands/plugins.ts")).pluginsCommand,
+  },
+  {
+    name: "plugin",
+    options: ["scope"],
+    load: async () => (await import("./commands/plugin_new.ts")).pluginCommand,
+  },
+  { name: "config", load: async () => (await import("./commands/config.ts")).configCommand },
+  {
+    name: "doctor",
+    flags: ["json"],
+    load: async () => (await import("./commands/doctor.ts")).doctorCommand,
+  },
+  { name: "tools", load: async () => (await import("./commands/tools.ts")).toolsCommand },
+  { name: "cmd", load: async () => (await import("./commands/cmd.ts")).cmdCommand },
+  {
+    name: "status",
+    options: ["width"],
+    load: async () => (await import("./commands/panel.ts")).statusCommand,
+  },
+  {
+    name: "panel",
+    options: ["width"],
+    load: async () => (await import("./commands/panel.ts")).panelCommand,
+  },
+  {
+    name: "providers",
+    options: PROVIDER_OPTIONS,
+    load: async () => (await import("./commands/providers.ts")).providersCommand,
+  },
+  {
+    name: "models",
+    options: PROVIDER_OPTIONS,
+    load: async () => (await import("./commands/providers.ts")).modelsCommand,
+  },
+  {
+    name: "wallet",
+    options: PROVIDER_OPTIONS,
+    load: async () => (await import("./commands/providers.ts")).walletCommand,
+  },
 ];
 
 const GLOBAL_OPTIONS = ["config-dir", "workspace", "effort"];
 const GLOBAL_FLAGS = ["version", "help"];
 
-function usage(): string {
+// The help is the one place that needs every command's module.
+async function usage(): Promise<string> {
+  const commands = await Promise.all(COMMANDS.map((entry) => entry.load()));
   return `amber ${VERSION}: coding-agent sessions where every feature is a plugin
 
 usage: amber <command> [options]
@@ -62,7 +123,7 @@ usage: amber <command> [options]
                                   in a terminal: the interactive session (/help inside)
 
 commands:
-${COMMANDS.map((command) => command.usage).join("\n")}
+${commands.map((command) => command.usage).join("\n")}
 
 options:
   --config-dir DIR                the config directory (else $AMBER_CONFIG_DIR,
@@ -113,11 +174,11 @@ export async function main(
     const interactive = name === undefined && !parsed.switches.has("help") &&
       Deno.stdin.isTerminal() && Deno.stdout.isTerminal();
     if (!interactive && (parsed.switches.has("help") || name === undefined || name === "help")) {
-      io.out(usage());
+      io.out(await usage());
       return name === undefined && !parsed.switches.has("help") ? 2 : 0;
     }
-    const command = COMMANDS.find((c) => c.name === name);
-    if (command === undefined && !interactive) {
+    const entry = COMMANDS.find((c) => c.name === name);
+    if (entry === undefined && !interactive) {
       throw new UsageError(
         `unknown command '${name}'; commands: ${COMMANDS.map((c) => c.name).join(", ")}`,
       );
@@ -149,12 +210,12 @@ export async function main(
             ((d) => io.err(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`)),
         }),
     };
-    if (command === undefined) {
+    if (entry === undefined) {
       // Loaded only here: every other command starts without the TUI's modules.
       const { runTui } = await import("./commands/tui.ts");
       return await runTui(context);
     }
-    return await command.run(context);
+    return await (await entry.load()).run(context);
   } catch (error) {
     if (
       error instanceof UsageError || error instanceof UnknownPluginError ||

@@ -18,8 +18,8 @@ import type {
   Registries,
   StatusSegmentCapability,
 } from "@amber/core";
-import { openaiDialect } from "@amber/providers/openai";
-import { describeState, pluginConsoleLines } from "./plugin_console.ts";
+import { describeState } from "./plugin_console.ts";
+import { pluginConsolePanel } from "./plugin_panel.ts";
 
 /** What a front end adds to core's contributions. */
 export interface FrontEndContributions {
@@ -61,18 +61,19 @@ export function coreContributions(
   return {
     first: [
       // The core owns the shared Chat Completions flavor, so switching off any provider plugin
-      // never takes it down.
-      { kind: "provider", name: "openai", flavor: "openai", dialect: openaiDialect, presets: [] },
+      // never takes it down. Its module loads when a session speaks it: commands that call no
+      // model start without it.
+      {
+        kind: "provider",
+        name: "openai",
+        flavor: "openai",
+        dialect: async () => (await import("@amber/providers/openai")).openaiDialect(),
+        presets: [],
+      },
       ...(front.commands ?? []),
       ...settingCommands(runtime),
       ...CORE_SEGMENTS,
-      {
-        kind: "panel",
-        name: "plugins",
-        id: "plugins",
-        title: "Plugins",
-        lines: (width) => pluginConsoleLines(runtime.list(), width),
-      },
+      pluginConsolePanel(runtime),
     ],
     last: front.segments ?? [],
   };

@@ -28,8 +28,11 @@ import {
   type FrontEndContributions,
   installCore,
 } from "./core_contributions.ts";
+import { HostProcesses } from "./host_processes.ts";
 import { createJobService } from "./jobs.ts";
+import { describeLeftover, stopLeftovers } from "./leftovers.ts";
 import { createTodoService } from "./todos.ts";
+import { HostFaults } from "./host_faults.ts";
 import { registerThirdPartyPlugins } from "./third_party.ts";
 import type { ProviderOverrides } from "./provider_settings.ts";
 import { providerSnapshot, resolveProviderFor } from "./session/provider.ts";
@@ -60,6 +63,11 @@ export interface HostOptions {
    * status segments); they install as core's do.
    */
   readonly frontEnd?: FrontEndContributions;
+  /**
+   * Leaves the processes an earlier amber left running (after a kill -9) alone instead of
+   * stopping them at start, for a command that only lists them; false by default.
+   */
+  readonly keepLeftovers?: boolean;
 }
 
 /** A started host. */
@@ -81,9 +89,17 @@ export interface Host {
   readonly workspace: string;
   /** The host services plugins were given: background jobs, todos, maybe sub-agents. */
   readonly services: HostServices;
+  /**
+   * The processes tools started: their environment (a session adds the key it uses with
+   * `withhold`) and their tracking (a session names itself with `session`).
+   */
+  readonly processes: HostProcesses;
   /** The services core's own contributions were installed with (owner `core`). */
   readonly coreServices: PluginServices;
-  /** Deactivates every plugin (their state files stay as they are) and stops every job. */
+  /**
+   * Deactivates every plugin (their state files stay as they are), stops every job and every
+   * command still running, and stops answering SIGTERM and SIGHUP.
+   */
   close(): Promise<void>;
 }
 
@@ -121,16 +137,33 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       }),
   });
   const workspace = options.workspace ?? Deno.cwd();
+  if (options.keepLeftovers !== true) await stopEarlierLeftovers(dir, options.onDiagnostic);
+  // What tools start gets the environment without amber's secrets, and is stopped when amber is
+  // signalled or exits; the policy is read at each start, as the configuration is live.
+  const processes = new HostProcesses({
+    configDir: dir,
+    policy: () => {
+      const live = runtime.config();
+      return {
+        passEnv: live.secrets?.passEnv ?? [],
+        keyNames: [live.apiKeyEnv, ...registries.provider.presets().map((p) => p.keyEnv)],
+      };
+    },
+    onDiagnostic: options.onDiagnostic,
+  });
   // Jobs start processes only when a tool asks, so every host can offer them; they are all
   // stopped when the host closes.
-  const jobs = createJobService(workspace);
+  const jobs = createJobService(workspace, { processes });
   const services: HostServices = {
     jobs,
+    processes,
     todos: createTodoService(),
     ...(options.subagents ? { subagents: options.subagents } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ui: options.ui ?? headlessUi(),
   };
+  // Faults are remembered in the config directory; a plugin whose initialize hung before is held.
+  const faults = await HostFaults.open(dir);
   const runtime: PluginRuntime = new PluginRuntime({
     registries,
     configDir: dir,
@@ -138,16 +171,19 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     workspace: { root: workspace },
     host: services,
     onDiagnostic: options.onDiagnostic,
+    onFault: faults.onFault,
   });
   const core = coreServices(runtime, workspace, services);
   const contributions = coreContributions(runtime, options.frontEnd);
   installCore(registries, core, contributions.first, true);
   const plugins = options.plugins ?? makeBundledPlugins();
   for (const plugin of plugins) runtime.register(plugin);
-  const added = options.thirdParty === false ? [] : await registerThirdPartyPlugins(runtime, dir);
+  const added = options.thirdParty === false ? [] : await registerThirdPartyPlugins(runtime, dir, faults);
   claimFlavors(registries, [...plugins, ...added]);
+  faults.start(runtime);
   await runtime.start();
   installCore(registries, core, contributions.last, false);
+  processes.listen();
   return {
     runtime,
     registries,
@@ -155,13 +191,42 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     config,
     workspace,
     services,
+    processes,
     coreServices: core,
     snapshot: (overrides) => snapshotFor(runtime, overrides ?? {}),
     close: async () => {
       await runtime.stop();
       await jobs.dispose();
+      await processes.stopAll();
+      processes.close();
+      await faults.close();
     },
   };
+}
+
+// After a kill -9 nothing stopped what amber had started: the next start does, and says so.
+async function stopEarlierLeftovers(
+  configDir: string,
+  onDiagnostic: ((diagnostic: Diagnostic) => void) | undefined,
+): Promise<void> {
+  try {
+    for (const leftover of await stopLeftovers(configDir)) {
+      onDiagnostic?.({
+        pluginId: "core",
+        where: "leftovers",
+        message: `stopped a process an earlier amber left running: ${describeLeftover(leftover)}`,
+      });
+    }
+  } catch (error) {
+    onDiagnostic?.({
+      pluginId: "core",
+      where: "leftovers",
+      message: `cannot look for processes an earlier amber left running: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+      error,
+    });
+  }
 }
 
 function claimFlavors(registries: Registries, plugins: readonly Plugin[]): void {

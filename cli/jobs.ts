@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { JobInfo, JobService } from "@amber/core";
+import type { JobInfo, JobService, ProcessPolicy } from "@amber/core";
 import {
   childEnvironment,
   type ProcessGroup,
@@ -22,6 +22,11 @@ export interface JobServiceOptions {
   readonly maxBuffer?: number;
   /** Between SIGTERM and SIGKILL when a job is stopped (ms). */
   readonly graceMs?: number;
+  /**
+   * The host's process policy: the jobs' environment, and the tracking that stops them when amber
+   * exits or is killed. Without one a job gets the environment without the usual secret shapes.
+   */
+  readonly processes?: ProcessPolicy;
 }
 
 /** A job service that can also be shut down. */
@@ -41,14 +46,15 @@ interface Job {
   readonly command: readonly string[];
   readonly group: ProcessGroup;
   readonly unread: Unread;
+  readonly secrets: readonly string[];
   exitCode?: number;
 }
 
 /**
  * Creates the job service: each job is `command` run in `workspaceRoot` as the leader of its own
  * process group (so stopping it stops what it started), stdin closed, stderr merged into stdout
- * in order, and the environment without `*_API_KEY` / `*_TOKEN` variables (their values are
- * also redacted from what `read` returns). Unread output is capped; when a job outruns its
+ * in order, and the environment of the host's process policy, which leaves out its secrets
+ * (their values are also redacted from what `read` returns). Unread output is capped; when a job outruns its
  * reader the oldest part is dropped and the next read says how much. `read` and `stop` of an
  * unknown id reject with an error that lists the known ones.
  *
@@ -73,7 +79,6 @@ export function createJobService(
   const jobs = new Map<string, Job>();
   let next = 1;
   let disposed = false;
-  let secrets: readonly string[] = [];
 
   const info = (job: Job): JobInfo =>
     job.exitCode === undefined
@@ -93,8 +98,7 @@ export function createJobService(
     async start(command: readonly string[]): Promise<JobInfo> {
       if (disposed) throw new Error("the job service has been shut down");
       if (command.length === 0 || command[0] === "") throw new Error("empty command");
-      const environment = childEnvironment();
-      secrets = environment.secrets;
+      const environment = options.processes?.environment() ?? childEnvironment();
       const id = `j${next++}`;
       const unread: Unread = { text: "", dropped: 0 };
       const group = await startProcessGroup({
@@ -108,7 +112,8 @@ export function createJobService(
           if (unread.text.length > 2 * maxBuffer) trim(unread);
         },
       });
-      const job: Job = { id, command: [...command], group, unread };
+      options.processes?.track(group, command);
+      const job: Job = { id, command: [...command], group, unread, secrets: environment.secrets };
       group.finished.then((exit) => {
         job.exitCode = exit.code;
       });
@@ -124,7 +129,7 @@ export function createJobService(
         const note = unread.dropped > 0
           ? `[${unread.dropped} chars of earlier output dropped: it came faster than it was read]\n`
           : "";
-        const output = note + redactSecrets(unread.text, secrets);
+        const output = note + redactSecrets(unread.text, job.secrets);
         unread.text = "";
         unread.dropped = 0;
         return Promise.resolve({ output, info: info(job) });

@@ -15,11 +15,12 @@
  * @module
  */
 
-export { COMMANDS, main, type MainOptions } from "./app.ts";
+export { type CommandEntry, COMMANDS, main, type MainOptions } from "./app.ts";
 export type { CliCommand, CommandContext, HostExtras, Io } from "./command.ts";
 export { checkConfig, type ConfigCheck } from "./config_check.ts";
 export { ConfigFileError, type ConfigRead, loadConfigFile, readConfigFile } from "./config_file.ts";
 export { type Host, type HostOptions, openHost } from "./host.ts";
+export { HostProcesses, type HostProcessesOptions } from "./host_processes.ts";
 export type { FrontEndContributions } from "./core_contributions.ts";
 export {
   accountSettings,

@@ -9,6 +9,7 @@ import type {
   BoundAxis,
   CapabilityBound,
   Contribution,
+  DisablePlan,
   Plugin,
   PluginRecordView,
   PluginState,
@@ -57,7 +58,9 @@ export function describeState(state: PluginState): string {
  * assert.equal(describeContributions([tool, tool, command]), "2 tools, 1 command");
  * ```
  */
-export function describeContributions(contributions: readonly Contribution[]): string {
+export function describeContributions(
+  contributions: readonly Pick<Contribution, "kind">[],
+): string {
   if (contributions.length === 0) return "nothing";
   const counts = new Map<string, number>();
   for (const c of contributions) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
@@ -238,4 +241,64 @@ export function describeSchema(plugin: Plugin): string {
   } catch (error) {
     return `a schema that cannot describe itself (${(error as Error).message})`;
   }
+}
+
+/**
+ * A disable plan in words: the plugins that would go, in order, each with the contributions it
+ * would remove (kind, name and registry ids). `state` is the plugin's state now, for a plugin
+ * that is not active and so removes nothing. A plan that strands dependents is described by
+ * the `PluginDependentsError` a disable raises, not here.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { describeDisablePlan } from "@amber/cli/console";
+ * const plan = {
+ *   pluginId: "base",
+ *   cascade: true,
+ *   stranded: [],
+ *   plugins: [
+ *     {
+ *       pluginId: "app",
+ *       reason: "dependent" as const,
+ *       removes: [{ kind: "command" as const, name: "app", ids: ["app"] }],
+ *     },
+ *     {
+ *       pluginId: "base",
+ *       reason: "requested" as const,
+ *       removes: [{ kind: "tool" as const, name: "tools", ids: ["read", "write"] }],
+ *     },
+ *   ],
+ * };
+ * assert.deepEqual(describeDisablePlan(plan, { status: "active" }), [
+ *   "switching off base would switch off 2 plugins, in this order:",
+ *   "  1. app (it requires base): 1 command",
+ *   "       command 'app': app",
+ *   "  2. base: 1 tool",
+ *   "       tool 'tools': read, write",
+ * ]);
+ * assert.deepEqual(describeDisablePlan({ ...plan, plugins: [] }, { status: "disabled" }), [
+ *   "base is disabled: switching it off removes nothing",
+ * ]);
+ * ```
+ */
+export function describeDisablePlan(plan: DisablePlan, state: PluginState): string[] {
+  const id = plan.pluginId;
+  if (plan.plugins.length === 0) {
+    return [`${id} is ${describeState(state)}: switching it off removes nothing`];
+  }
+  const count = plan.plugins.length;
+  const lines = [
+    `switching off ${id} would switch off ${count} ${
+      count === 1 ? "plugin" : "plugins"
+    }, in this order:`,
+  ];
+  plan.plugins.forEach((step, i) => {
+    const why = step.reason === "dependent" ? ` (it requires ${id})` : "";
+    lines.push(`  ${i + 1}. ${step.pluginId}${why}: ${describeContributions(step.removes)}`);
+    for (const removal of step.removes) {
+      lines.push(`       ${removal.kind} '${removal.name}': ${removal.ids.join(", ")}`);
+    }
+  });
+  return lines;
 }

@@ -1,13 +1,15 @@
 /**
  * `plugins.lock.json`: the record of the third-party plugins `amber plugins add` accepted, in
  * the config directory. Reading it checks its whole shape (a file that is not a valid lock is
- * refused, never overwritten); writing it is atomic.
+ * refused, never overwritten); writing it is atomic. A change goes through
+ * {@linkcode updatePluginLock}, which reads, changes and writes under a file lock, so two
+ * `amber plugins add` running at once both keep their entry.
  *
  * @module
  */
 
 import { isAbsolute, join } from "node:path";
-import { describeError } from "@amber/core";
+import { describeError, withFileLock } from "@amber/core";
 import { ThirdPartyPluginError } from "./third_party_error.ts";
 
 /** The lock file's name in the config directory. */
@@ -137,6 +139,45 @@ export async function writePluginLock(configDir: string, lock: PluginLock): Prom
   }
   return path;
 }
+
+/**
+ * Changes the lock as one step that no other amber process can interleave with: takes the file
+ * lock on `plugins.lock.json`, reads it, passes it to `change`, and writes what `change` returns.
+ * An error thrown by `change` leaves the file as it was. Resolves to the path written.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readPluginLock, updatePluginLock } from "@amber/cli/third-party";
+ * const dir = await Deno.makeTempDir();
+ * const entry = (id: string) => ({
+ *   id, name: id, version: "1.0.0", spec: `/plugins/${id}.ts`, kind: "file" as const,
+ *   specifier: `file:///plugins/${id}.ts`, resolved: `file:///plugins/${id}.ts`,
+ *   sha256: "0".repeat(64), addedAt: "2025-01-01T00:00:00.000Z",
+ * });
+ * await Promise.all(["a", "b", "c"].map((id) =>
+ *   updatePluginLock(dir, (lock) => ({ ...lock, plugins: [...lock.plugins, entry(id)] }))
+ * ));
+ * const ids = (await readPluginLock(dir)).plugins.map((plugin) => plugin.id);
+ * assert.deepEqual(ids.toSorted(), ["a", "b", "c"]);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function updatePluginLock(
+  configDir: string,
+  change: (lock: PluginLock) => PluginLock | Promise<PluginLock>,
+): Promise<string> {
+  const path = pluginLockPath(configDir);
+  // Adding an npm plugin elsewhere can hold the lock while it is imported; wait that long.
+  return await withFileLock(
+    path,
+    async () => await writePluginLock(configDir, await change(await readPluginLock(configDir))),
+    { timeoutMs: UPDATE_TIMEOUT_MS },
+  );
+}
+
+/** How long {@linkcode updatePluginLock} waits for another writer, in milliseconds. */
+const UPDATE_TIMEOUT_MS = 60_000;
 
 function lockProblem(data: unknown): string | undefined {
   if (typeof data !== "object" || data === null || Array.isArray(data)) return "not an object";

@@ -7,11 +7,18 @@
  */
 
 import { main } from "./app.ts";
+import { containStrayErrors, hasAbandonedWork } from "./containment.ts";
 
 /**
  * Runs `args` as the `amber` command with stdout and stderr as its streams, and resolves to the
  * exit code. Every write is complete before the next starts, so a streamed answer piped into
  * another program arrives whole and in order.
+ *
+ * An error nothing handled (a rejection nobody awaited, a throw from a timer) does not end the
+ * process: an open host reports it against the plugin it came from, and outside a host it is
+ * printed. When plugin work past its deadline was abandoned (a hung import, initialize or
+ * command handler), the process ends as soon as the command is done, with its exit code,
+ * rather than waiting for that work.
  *
  * @example
  * ```ts
@@ -27,9 +34,17 @@ export async function runProcess(args: readonly string[]): Promise<number> {
     let written = 0;
     while (written < bytes.length) written += stream.writeSync(bytes.subarray(written));
   };
-  return await main(args, {
+  const err = (text: string) => write(Deno.stderr, `${text}\n`);
+  // Below any host's: what arrives while no host is open (before, or after it closed).
+  using _strays = containStrayErrors((error) => {
+    err(`amber: an error nothing handled: ${error instanceof Error ? error.message : error}`);
+    return true;
+  });
+  const code = await main(args, {
     out: (text) => write(Deno.stdout, `${text}\n`),
-    err: (text) => write(Deno.stderr, `${text}\n`),
+    err,
     write: (text) => write(Deno.stdout, text),
   });
+  if (hasAbandonedWork()) Deno.exit(code);
+  return code;
 }

@@ -43,16 +43,27 @@
  * @module
  */
 
-import { createPluginHostApi, type Plugin, type PluginRuntime } from "@amber/core";
+import {
+  createPluginHostApi,
+  DeadlineError,
+  type FaultEvent,
+  type Plugin,
+  type PluginHostApi,
+  type PluginRuntime,
+  timeoutFor,
+  withDeadline,
+} from "@amber/core";
+import { noteAbandonedWork } from "./containment.ts";
+import type { FaultRecord } from "./fault_record.ts";
 import { UsageError } from "./args.ts";
 import {
   PLUGIN_LOCK_FILE,
   type PluginLock,
   type PluginLockEntry,
   readPluginLock,
-  writePluginLock,
+  updatePluginLock,
 } from "./plugin_lock.ts";
-import { loadThirdPartyPlugin } from "./plugin_source.ts";
+import { type LoadedPlugin, loadThirdPartyPlugin } from "./plugin_source.ts";
 import { describeLoadError, ThirdPartyPluginError } from "./third_party_error.ts";
 import { VERSION } from "./version.ts";
 
@@ -63,6 +74,7 @@ export {
   pluginLockPath,
   type PluginSourceKind,
   readPluginLock,
+  updatePluginLock,
   writePluginLock,
 } from "./plugin_lock.ts";
 export { type LoadedPlugin, type LoadOptions, loadThirdPartyPlugin } from "./plugin_source.ts";
@@ -120,20 +132,14 @@ export async function addThirdPartyPlugin(
   spec: string,
   options: AddOptions,
 ): Promise<AddResult> {
-  const lock = await readPluginLock(configDir);
+  // A lock file that is not valid is refused before any plugin code runs.
+  await readPluginLock(configDir);
   const loaded = await loadThirdPartyPlugin(spec, { cwd: options.cwd });
   const { plugin } = loaded;
   if (options.bundledIds.includes(plugin.id)) {
     throw new ThirdPartyPluginError(
       loaded.spec,
       `${loaded.file}: its id '${plugin.id}' is taken by a bundled plugin; a third-party plugin needs an id of its own`,
-    );
-  }
-  const previous = lock.plugins.find((entry) => entry.id === plugin.id);
-  if (previous !== undefined && previous.spec !== loaded.spec) {
-    throw new ThirdPartyPluginError(
-      loaded.spec,
-      `${loaded.file}: plugin id '${plugin.id}' is already added from ${previous.spec}; run \`amber plugins remove ${plugin.id}\` first`,
     );
   }
   const entry: PluginLockEntry = {
@@ -149,12 +155,24 @@ export async function addThirdPartyPlugin(
     sha256: loaded.sha256,
     addedAt: new Date().toISOString(),
   };
-  // The same spec under another id (the plugin renamed itself) replaces its old entry.
-  const others = lock.plugins.filter((e) => e.id !== plugin.id && e.spec !== loaded.spec);
-  const at = lock.plugins.findIndex((e) => e.id === plugin.id || e.spec === loaded.spec);
-  const plugins = [...others];
-  plugins.splice(at < 0 ? plugins.length : Math.min(at, plugins.length), 0, entry);
-  const path = await writePluginLock(configDir, { version: 1, plugins });
+  let previous: PluginLockEntry | undefined;
+  // Checked and changed under the file lock against what is on disk now, so an entry another
+  // `amber plugins add` recorded meanwhile is kept.
+  const path = await updatePluginLock(configDir, (lock) => {
+    previous = lock.plugins.find((e) => e.id === plugin.id);
+    if (previous !== undefined && previous.spec !== loaded.spec) {
+      throw new ThirdPartyPluginError(
+        loaded.spec,
+        `${loaded.file}: plugin id '${plugin.id}' is already added from ${previous.spec}; run \`amber plugins remove ${plugin.id}\` first`,
+      );
+    }
+    // The same spec under another id (the plugin renamed itself) replaces its old entry.
+    const others = lock.plugins.filter((e) => e.id !== plugin.id && e.spec !== loaded.spec);
+    const at = lock.plugins.findIndex((e) => e.id === plugin.id || e.spec === loaded.spec);
+    const plugins = [...others];
+    plugins.splice(at < 0 ? plugins.length : Math.min(at, plugins.length), 0, entry);
+    return { version: 1, plugins };
+  });
   return { entry, path, ...(previous !== undefined ? { previous } : {}) };
 }
 
@@ -187,23 +205,23 @@ export async function removeThirdPartyPlugin(
   id: string,
   bundledIds: readonly string[],
 ): Promise<RemoveResult> {
-  const lock = await readPluginLock(configDir);
-  const entry = lock.plugins.find((e) => e.id === id);
-  if (entry === undefined) {
-    if (bundledIds.includes(id)) {
-      throw new ThirdPartyPluginError(
-        id,
-        `'${id}' is bundled with amber and cannot be removed; switch it off with \`amber plugins disable ${id}\``,
-      );
+  let removed: PluginLockEntry | undefined;
+  const path = await updatePluginLock(configDir, (lock) => {
+    const entry = lock.plugins.find((e) => e.id === id);
+    if (entry === undefined) {
+      if (bundledIds.includes(id)) {
+        throw new ThirdPartyPluginError(
+          id,
+          `'${id}' is bundled with amber and cannot be removed; switch it off with \`amber plugins disable ${id}\``,
+        );
+      }
+      const added = lock.plugins.map((e) => e.id).join(", ") || "(none)";
+      throw new UsageError(`'${id}' is not an added plugin; added plugins: ${added}`);
     }
-    const added = lock.plugins.map((e) => e.id).join(", ") || "(none)";
-    throw new UsageError(`'${id}' is not an added plugin; added plugins: ${added}`);
-  }
-  const path = await writePluginLock(configDir, {
-    version: 1,
-    plugins: lock.plugins.filter((e) => e !== entry),
+    removed = entry;
+    return { version: 1, plugins: lock.plugins.filter((e) => e !== entry) };
   });
-  return { entry, path };
+  return { entry: removed!, path };
 }
 
 /**
@@ -236,6 +254,7 @@ export async function removeThirdPartyPlugin(
 export async function registerThirdPartyPlugins(
   runtime: PluginRuntime,
   configDir: string,
+  faults?: ImportFaults,
 ): Promise<Plugin[]> {
   let lock: PluginLock;
   try {
@@ -253,17 +272,12 @@ export async function registerThirdPartyPlugins(
   const api = createPluginHostApi(VERSION);
   // Loaded side by side, registered in lock order, so the order never depends on timing.
   const outcomes = await Promise.all(
-    lock.plugins.map((entry) =>
-      loadThirdPartyPlugin(entry.spec, { api, expected: entry }).then(
-        (loaded) => ({ loaded, error: undefined }),
-        (error: unknown) => ({ loaded: undefined, error }),
-      )
-    ),
+    lock.plugins.map((entry) => importWithin(runtime, entry, api, faults)),
   );
   const registered: Plugin[] = [];
   for (let i = 0; i < lock.plugins.length; i++) {
     const entry = lock.plugins[i];
-    const { loaded, error } = outcomes[i];
+    const { loaded, error, hold } = outcomes[i];
     if (runtime.ids().includes(entry.id)) {
       runtime.report({
         pluginId: entry.id,
@@ -274,7 +288,8 @@ export async function registerThirdPartyPlugins(
       continue;
     }
     let reason: string | undefined;
-    if (loaded === undefined) reason = describeLoadError(error);
+    if (hold !== undefined) reason = hold.reason;
+    else if (loaded === undefined) reason = describeLoadError(error);
     else if (loaded.plugin.id !== entry.id) {
       reason =
         `${loaded.file}: its id is now '${loaded.plugin.id}', but it was added as '${entry.id}'; run \`amber plugins add ${entry.spec}\` again`;
@@ -297,6 +312,7 @@ export async function registerThirdPartyPlugins(
         ...(entry.category !== undefined ? { category: entry.category } : {}),
         ...(entry.description !== undefined ? { description: entry.description } : {}),
       });
+      if (hold !== undefined) runtime.hold(entry.id, hold.held);
     } catch (thrown) {
       runtime.report({
         pluginId: "core",
@@ -306,4 +322,71 @@ export async function registerThirdPartyPlugins(
     }
   }
   return registered;
+}
+
+/**
+ * What {@linkcode registerThirdPartyPlugins} needs to keep a hung import from being waited for
+ * on every start: the fault record read at start, and where to note a new timeout.
+ */
+export interface ImportFaults {
+  /** The record when the host opened. */
+  readonly record: FaultRecord;
+  /** Where a timeout is noted. */
+  readonly journal: { note(event: FaultEvent): void };
+}
+
+interface ImportOutcome {
+  readonly loaded?: LoadedPlugin;
+  readonly error?: unknown;
+  // An import that hung, now or in an earlier process: why it is failed in this process, and
+  // the reason it is held for until the user switches it on.
+  readonly hold?: { readonly reason: string; readonly held: string };
+}
+
+// Loads one recorded plugin within the `import` deadline; one whose import hung before is not
+// imported at all.
+async function importWithin(
+  runtime: PluginRuntime,
+  entry: PluginLockEntry,
+  api: PluginHostApi,
+  faults: ImportFaults | undefined,
+): Promise<ImportOutcome> {
+  const id = entry.id;
+  const again = `\`amber plugins enable ${id}\``;
+  const before = faults?.record.plugins[id]?.hold;
+  if (before?.seam === "import") {
+    return {
+      hold: {
+        reason: `${entry.spec}: not imported in this process (its import hung at ${before.at}); ` +
+          "amber imports it again at its next start",
+        held: `${entry.spec}: not imported: its import hung at ${before.at} ` +
+          `(${before.message}); ${again} tries it again`,
+      },
+    };
+  }
+  const ms = timeoutFor(runtime.config(), "import", id);
+  try {
+    const what = `the import of plugin '${id}'`;
+    return {
+      loaded: await withDeadline(
+        () => loadThirdPartyPlugin(entry.spec, { api, expected: entry }),
+        ms,
+        what,
+      ),
+    };
+  } catch (error) {
+    if (!(error instanceof DeadlineError)) return { error };
+    // The import cannot be cancelled: whatever it waits for stays behind.
+    noteAbandonedWork();
+    faults?.journal.note({
+      kind: "timeout",
+      pluginId: id,
+      where: "import",
+      message: error.message,
+      at: Date.now(),
+      seam: "import",
+    });
+    const reason = `${entry.spec}: ${error.message}`;
+    return { hold: { reason, held: `${reason}; amber does not import it again until ${again}` } };
+  }
 }

@@ -13,6 +13,7 @@ import {
 } from "./contribution.ts";
 import { describeError } from "./errors.ts";
 import type { PhaseHookPoint } from "./hooks.ts";
+import type { UnwindFault } from "./ledger.ts";
 import type { Registries } from "./registries.ts";
 import type { OwnedRegistry } from "./registry.ts";
 import { ResolutionError } from "./resolution_error.ts";
@@ -25,7 +26,18 @@ export type InstallOutcome =
     readonly contributions: Contribution[];
     readonly declined: readonly { name: string; reason: string }[];
   }
-  | { readonly ok: false; readonly reason: string; readonly failure?: ResolutionError };
+  | {
+    readonly ok: false;
+    readonly reason: string;
+    readonly failure?: ResolutionError;
+    /**
+     * Whether a registry may have kept something no handle can take back: an `install` threw
+     * (it may have added its entry first) or a `remove` taking back this call's work threw
+     * (listed in `faults`). The owner's registries are then swept.
+     */
+    readonly unclean: boolean;
+    readonly faults: readonly UnwindFault[];
+  };
 
 const KINDS: ReadonlySet<string> = new Set(CAPABILITY_KINDS);
 const NOTHING_DECLINED: readonly { name: string; reason: string }[] = Object.freeze([]);
@@ -42,7 +54,7 @@ export function installCapabilities(
   bound: CapabilityBound | undefined,
 ): InstallOutcome {
   const problem = checkShape(capabilities);
-  if (problem !== undefined) return { ok: false, reason: problem };
+  if (problem !== undefined) return { ok: false, reason: problem, unclean: false, faults: [] };
   // Sized up front: an array grown by push keeps room for seventeen, and it lives as long as
   // the plugin is on (the ledger takes it over).
   const contributions: Contribution[] = new Array(capabilities.length);
@@ -56,7 +68,8 @@ export function installCapabilities(
     try {
       result = registry.install(owner, capability, services);
     } catch (error) {
-      return undo(contributions, count, `${label(capability)} failed: ${describeError(error)}`);
+      const reason = `${label(capability)} failed: ${describeError(error)}`;
+      return undo(contributions, count, reason, undefined, true);
     }
     if (result.status === "declined") {
       (declined ??= []).push({ name: capability.name, reason: result.reason });
@@ -93,21 +106,31 @@ export function installCapabilities(
   return { ok: true, contributions, declined: declined ?? NOTHING_DECLINED };
 }
 
-// Takes back, newest first, what this call installed.
+// Takes back, newest first, what this call installed. A remove that throws does not stop the
+// others; the caller reports it and sweeps the owner's registries.
 function undo(
   contributions: readonly Contribution[],
   count: number,
   reason: string,
   failure?: ResolutionError,
+  threw = false,
 ): InstallOutcome {
+  let faults: UnwindFault[] | undefined;
   for (let i = count - 1; i >= 0; i--) {
+    const contribution = contributions[i];
     try {
-      contributions[i].remove();
-    } catch {
-      // The runtime sweeps the owner's registries after a failed activation.
+      contribution.remove();
+    } catch (error) {
+      (faults ??= []).push({ contribution, error });
     }
   }
-  return { ok: false, reason, failure };
+  return {
+    ok: false,
+    reason,
+    failure,
+    unclean: threw || faults !== undefined,
+    faults: faults ?? [],
+  };
 }
 
 // The fast check that runs for every contribution; the descriptive one runs only on failure.

@@ -18,8 +18,9 @@ import { PluginScope, type ScopeHost } from "./_plugin_scope.ts";
 import type { Capability } from "./capability.ts";
 import type { AmberConfig } from "./config.ts";
 import { describeError } from "./errors.ts";
+import { withDeadline } from "./limits.ts";
 import type { EventBus } from "./event_bus.ts";
-import type { PluginLedger } from "./ledger.ts";
+import type { PluginLedger, UnwindFault } from "./ledger.ts";
 import { type DecodedSection, decodePluginConfig } from "./plugin_config.ts";
 import type { Registries } from "./registries.ts";
 import type { OwnedRegistry } from "./registry.ts";
@@ -37,6 +38,9 @@ export interface LifecycleHost {
   // Active plugins with a liveVersion, in activation order, for refresh to poll.
   readonly live: Set<PluginRecord>;
   readonly timeoutMs: number;
+  // The deadline of plugin `id`'s initialize: `timeoutFor(config, "initialize", id)`, unless the
+  // runtime was given a fixed one.
+  initializeTimeout(id: string): number;
   config(): AmberConfig;
   diagnose(diagnostic: Diagnostic): void;
 }
@@ -95,7 +99,9 @@ async function initializeLater(
 ): Promise<void> {
   let ready: unknown;
   try {
-    ready = await within(host, pending, `plugin '${record.plugin.id}': initialize`);
+    const id = record.plugin.id;
+    const ms = host.initializeTimeout(id);
+    ready = await withDeadline(() => pending, ms, `plugin '${id}': initialize`);
   } catch (error) {
     return fail(host, record, `initialize failed: ${describeError(error)}`, error, false);
   }
@@ -127,6 +133,9 @@ function install(
   }
   const outcome = installCapabilities(host.registries, id, capabilities, scope, plugin.bound);
   if (!outcome.ok) {
+    // Nothing of this plugin is in a registry before its activation, so whatever a misbehaving
+    // registry kept of it can go.
+    if (outcome.unclean) sweep(host, id, outcome.faults);
     const failures = outcome.failure ? [outcome.failure] : [];
     return fail(host, record, outcome.reason, undefined, true, failures);
   }
@@ -210,7 +219,15 @@ export function unwind(host: LifecycleHost, record: PluginRecord): void {
   record.capabilities = NO_CAPABILITIES;
   host.live.delete(record);
   const faults = host.ledger.unwind(id);
-  if (faults.length === 0) return;
+  if (faults.length > 0) sweep(host, id, faults);
+}
+
+/**
+ * Reports the `remove` faults of plugin `id` and purges whatever its registries still hold of
+ * it: the safety net under a disable, a failed activation and a live refresh whose handles did
+ * not take everything back. Call it only when nothing of `id` should be in any registry.
+ */
+export function sweep(host: LifecycleHost, id: string, faults: readonly UnwindFault[]): void {
   for (const fault of faults) {
     host.diagnose({
       pluginId: id,

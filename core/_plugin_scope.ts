@@ -1,6 +1,11 @@
 // One activation of one plugin, as the plugin sees it: the context `initialize` receives, the
 // services its capability factories receive, and its view of the event bus, all one object. A
 // thousand activations then cost a thousand small objects, not ten thousand closures.
+//
+// Whatever the scope hands out of what others own is a read-only view (see `read_only.ts` and
+// `_plugin_views.ts`): the tools, the configuration and the plugin's own section, the workspace,
+// the host's services and every event payload. The scope itself and its class are frozen, so a
+// plugin cannot re-point its id or replace a method every other plugin's scope shares.
 
 import type { Contribution } from "./contribution.ts";
 import type { AmberConfig } from "./config.ts";
@@ -15,6 +20,8 @@ import type {
   Subscription,
 } from "./events.ts";
 import type { PluginLedger } from "./ledger.ts";
+import { hostServicesView, toolViewOf } from "./_plugin_views.ts";
+import { readOnlyView } from "./read_only.ts";
 import type { HostServices, PluginContext, PluginServices, Workspace } from "./services.ts";
 import type { ToolView } from "./tool.ts";
 
@@ -31,14 +38,21 @@ export interface ScopeHost {
 }
 
 const INERT: Subscription = Object.freeze({ unsubscribe: () => {} });
+// A plugin's handlers get each payload as a read-only view, one per event however many plugins
+// listen, so one cannot change what the next one, or the host, goes on to use.
+const READ_ONLY = Object.freeze({ readOnly: true });
 
 /** A plugin's scope for one activation; `close()` makes it refuse new subscriptions. */
 export class PluginScope implements PluginContext, PluginServices, PluginEvents {
   readonly #host: ScopeHost;
   #open = true;
+  // The host's services as this plugin sees them, remade only when the host attaches new ones.
+  #services: HostServices | undefined = undefined;
+  #servicesView: HostServices | undefined = undefined;
 
   constructor(readonly pluginId: string, host: ScopeHost) {
     this.#host = host;
+    Object.freeze(this);
   }
 
   get owner(): string {
@@ -50,23 +64,28 @@ export class PluginScope implements PluginContext, PluginServices, PluginEvents 
   }
 
   get tools(): ToolView {
-    return this.#host.tools;
+    return toolViewOf(this.#host.tools);
   }
 
   get host(): HostServices {
-    return this.#host.hostServices();
+    const services = this.#host.hostServices();
+    if (services !== this.#services || this.#servicesView === undefined) {
+      this.#services = services;
+      this.#servicesView = hostServicesView(services);
+    }
+    return this.#servicesView;
   }
 
   get workspace(): Workspace {
-    return this.#host.workspace();
+    return readOnlyView(this.#host.workspace());
   }
 
   config(): AmberConfig {
-    return this.#host.config();
+    return readOnlyView(this.#host.config());
   }
 
   section(): unknown {
-    return this.#host.section(this.pluginId);
+    return readOnlyView(this.#host.section(this.pluginId));
   }
 
   close(): void {
@@ -79,7 +98,7 @@ export class PluginScope implements PluginContext, PluginServices, PluginEvents 
   ): Subscription {
     const wrapped = this.#guard(type, handler);
     if (wrapped === undefined) return INERT;
-    return this.#ledgered(type, this.#host.bus.subscribe(type, wrapped));
+    return this.#ledgered(type, this.#host.bus.subscribe(type, wrapped, READ_ONLY));
   }
 
   intercept<K extends InterceptableEvent>(
@@ -88,7 +107,7 @@ export class PluginScope implements PluginContext, PluginServices, PluginEvents 
   ): Subscription {
     const wrapped = this.#guard(type, interceptor);
     if (wrapped === undefined) return INERT;
-    return this.#ledgered(type, this.#host.bus.intercept(type, wrapped));
+    return this.#ledgered(type, this.#host.bus.intercept(type, wrapped, READ_ONLY));
   }
 
   // A plugin's handler that throws is reported against the plugin, and delivery goes on.
@@ -131,3 +150,6 @@ export class PluginScope implements PluginContext, PluginServices, PluginEvents 
     };
   }
 }
+
+// Every scope shares these methods: a plugin must not be able to replace them for the others.
+Object.freeze(PluginScope.prototype);

@@ -2,11 +2,12 @@
 // contributions swapped for what capabilities() gives now, all or nothing.
 
 import { installCapabilities } from "./_install.ts";
-import type { LifecycleHost } from "./_lifecycle.ts";
+import { type LifecycleHost, sweep } from "./_lifecycle.ts";
 import { NO_CONTRIBUTIONS, type PluginRecord } from "./_plugin_record.ts";
 import type { Capability } from "./capability.ts";
 import type { Contribution } from "./contribution.ts";
 import { describeError } from "./errors.ts";
+import type { UnwindFault } from "./ledger.ts";
 import type { Registries } from "./registries.ts";
 import type { RefreshReport } from "./runtime_types.ts";
 
@@ -70,9 +71,13 @@ function reinstall(
   const scope = record.scope!;
   const outcome = installCapabilities(registries, id, capabilities, scope, plugin.bound);
   if (!outcome.ok) {
+    // Released, the plugin has nothing in the registries: what a misbehaving registry kept of
+    // the new set would otherwise block the old one from coming back.
+    if (outcome.unclean) sweep(host, id, outcome.faults);
     const restored = installCapabilities(registries, id, record.capabilities, scope, plugin.bound);
     if (restored.ok) adopt(host, record, record.capabilities, restored.contributions);
     else {
+      if (restored.unclean) sweep(host, id, restored.faults);
       // Nothing else can have taken the ids meanwhile (changes are serialized), so this only
       // happens when the plugin's previous capabilities no longer install either.
       host.diagnose({ pluginId: id, where: "refresh", message: restored.reason });
@@ -101,23 +106,23 @@ function reinstall(
   return true;
 }
 
+// Takes out every contribution the plugin's capabilities installed (its subscriptions stay). A
+// remove that threw may have left its entry behind, with the handle now forgotten: the owner's
+// registries are swept, since nothing of the plugin should be in them any more.
 function release(host: LifecycleHost, record: PluginRecord): void {
   const id = record.plugin.id;
+  let faults: UnwindFault[] | undefined;
   for (let i = record.installed.length - 1; i >= 0; i--) {
     const contribution = record.installed[i];
     try {
       contribution.remove();
     } catch (error) {
-      host.diagnose({
-        pluginId: id,
-        where: `remove of '${contribution.name}'`,
-        message: describeError(error),
-        error,
-      });
+      (faults ??= []).push({ contribution, error });
     }
     host.ledger.forget(id, contribution);
   }
   record.installed = NO_CONTRIBUTIONS;
+  if (faults !== undefined) sweep(host, id, faults);
 }
 
 function adopt(

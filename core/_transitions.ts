@@ -1,10 +1,12 @@
 // The runtime-wide transitions (awaiting a lifecycle step only when it returned a promise: see
-// the measured fast path in _lifecycle.ts): start every plugin that is on, switch one plugin on or off (and
-// what that unblocks or cascades to), and stop everything. Each plugin's own activation and
-// deactivation is `_lifecycle.ts`; which plugins a switch touches comes from the dependency
-// index, so a switch looks only at the plugin and the plugins that require it.
+// the measured fast path in _lifecycle.ts): start every plugin that is on, switch one plugin on
+// or off (and what that unblocks or cascades to), and stop everything. Each plugin's own
+// activation and deactivation is `_lifecycle.ts`; a switch-off is the disable plan of
+// `_disable.ts`, carried out; which plugins a switch touches comes from the dependency index,
+// so a switch looks only at the plugin and the plugins that require it.
 
 import type { DependencyIndex } from "./_dependency_index.ts";
+import { applyDisable, planDisable } from "./_disable.ts";
 import {
   activateIfReady,
   block,
@@ -67,20 +69,14 @@ export async function switchPlugin(
 ): Promise<SetStateResult> {
   const { index, records, lifecycle } = host;
   const id = record.plugin.id;
-  const cascaded: string[] = [];
-  if (!on && record.state.status === "active") {
-    const dependents = index.activeDependents(id);
-    if (dependents.length > 0 && !options.cascade) {
-      throw new PluginDependentsError(id, dependents);
-    }
-    for (const dependent of dependents) {
-      const pending = deactivate(lifecycle, records.get(dependent)!);
-      if (pending !== undefined) await pending;
-      cascaded.push(dependent);
-    }
+  // A switch-off is decided in full before anything changes, and then carried out as planned.
+  const plan = on ? undefined : planDisable(index, lifecycle.ledger, record, !!options.cascade);
+  if (plan !== undefined && plan.stranded.length > 0) {
+    throw new PluginDependentsError(id, plan.stranded);
   }
   const written = await writeOn(host.configDir, id, on, host.diagnose);
   record.on = on;
+  const cascaded = plan === undefined ? [] : await applyDisable(lifecycle, records, plan);
   if (on && record.state.status !== "active") {
     await index.prepare();
     const failure = index.failure(id);
@@ -89,10 +85,6 @@ export async function switchPlugin(
       const pending = activateIfReady(lifecycle, record);
       if (pending !== undefined) await pending;
     }
-  }
-  if (!on && record.state.status === "active") {
-    const pending = deactivate(lifecycle, record);
-    if (pending !== undefined) await pending;
   }
   if (!on) {
     record.state = DISABLED;

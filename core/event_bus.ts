@@ -5,6 +5,7 @@
  * @module
  */
 
+import { ephemeralView } from "./read_only.ts";
 import type {
   AmberEvents,
   EventHandler,
@@ -15,7 +16,17 @@ import type {
   Subscription,
 } from "./events.ts";
 
-type Listener = { fn: (event: never) => unknown; intercepts: boolean };
+type Listener = { fn: (event: never) => unknown; intercepts: boolean; viewed: boolean };
+
+/** How a handler receives events. */
+export interface SubscribeOptions {
+  /**
+   * Deliver each event as a read-only view (see {@linkcode ephemeralView}), as every plugin's
+   * handler gets it: a write throws, and neither a later handler nor the publisher sees it. One
+   * view is made per published event, however many such handlers there are.
+   */
+  readonly readOnly?: boolean;
+}
 
 /**
  * The harness's event bus. Interceptors run before observers, newest first; observers run in
@@ -61,16 +72,20 @@ export class EventBus implements PluginEvents {
   subscribe<K extends keyof AmberEvents>(
     type: K,
     handler: EventHandler<AmberEvents[K]>,
+    options?: SubscribeOptions,
   ): Subscription {
-    return this.#add(type, { fn: handler as Listener["fn"], intercepts: false });
+    const viewed = options?.readOnly === true;
+    return this.#add(type, { fn: handler as Listener["fn"], intercepts: false, viewed });
   }
 
   /** Intercepts `type` before every observer; returning false cancels it. */
   intercept<K extends InterceptableEvent>(
     type: K,
     interceptor: EventInterceptor<AmberEvents[K]>,
+    options?: SubscribeOptions,
   ): Subscription {
-    return this.#add(type, { fn: interceptor as Listener["fn"], intercepts: true });
+    const viewed = options?.readOnly === true;
+    return this.#add(type, { fn: interceptor as Listener["fn"], intercepts: true, viewed });
   }
 
   /**
@@ -80,10 +95,12 @@ export class EventBus implements PluginEvents {
   publish<K extends keyof AmberEvents>(type: K, event: AmberEvents[K]): boolean {
     const list = this.#listeners[type];
     if (list === undefined) return true;
+    let view: AmberEvents[K] | undefined;
     for (let i = 0; i < list.length; i++) {
       const listener = list[i];
       try {
-        const verdict = (listener.fn as (event: AmberEvents[K]) => unknown)(event);
+        const seen = listener.viewed ? (view ??= ephemeralView(event)) : event;
+        const verdict = (listener.fn as (event: AmberEvents[K]) => unknown)(seen);
         if (listener.intercepts && verdict === false) return false;
       } catch (error) {
         this.#report(error, type);

@@ -213,8 +213,17 @@ export interface ActionCapability {
   readonly kind: "action";
   /** The action kind; unique across the harness. */
   readonly name: string;
-  /** Runs the action. */
-  run(input: { readonly correlationId: string; readonly call: ToolCall }): Promise<ToolResult>;
+  /**
+   * Runs the action. `signal` aborts at the action's deadline (`timeouts.action`) or when the
+   * user cancels the run; a result after that is dropped.
+   */
+  run(
+    input: {
+      readonly correlationId: string;
+      readonly call: ToolCall;
+      readonly signal?: AbortSignal;
+    },
+  ): Promise<ToolResult>;
 }
 
 /**

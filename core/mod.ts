@@ -36,6 +36,8 @@ export type {
   JobService,
   PluginContext,
   PluginServices,
+  ProcessPolicy,
+  StartedProcess,
   SubagentService,
   TodoItem,
   TodoService,
@@ -55,6 +57,14 @@ export {
   timeoutFor,
   withDeadline,
 } from "./limits.ts";
+export {
+  acquireFileLock,
+  DEFAULT_FILE_LOCK_TIMEOUT_MS,
+  type FileLock,
+  type FileLockOptions,
+  FileLockTimeoutError,
+  withFileLock,
+} from "./file_lock.ts";
 
 // Contracts: capabilities and what installing one returns.
 export type { Capability } from "./capability.ts";
@@ -91,6 +101,7 @@ export {
   type ToolView,
 } from "./tool.ts";
 export type { ToolCapability, ToolRegistry } from "./tool_capability.ts";
+export { deepFreeze, ephemeralView, readOnlyView, ReadOnlyViewError } from "./read_only.ts";
 
 // Contracts: prompt blocks, status segments, panels, commands.
 export type {
@@ -195,10 +206,17 @@ export {
 export { PluginLedger, type UnwindFault } from "./ledger.ts";
 
 // The event bus.
-export { EventBus } from "./event_bus.ts";
+export { EventBus, type SubscribeOptions } from "./event_bus.ts";
 
 // The plugin runtime: the facade, plugin validation and loading, plugin config.
 export { PluginRuntime } from "./runtime.ts";
+export type { FaultEvent, FaultEventKind } from "./faults.ts";
+export type {
+  DisablePlan,
+  DisablePlanOptions,
+  PlannedRemoval,
+  PlannedSwitchOff,
+} from "./disable_plan.ts";
 export {
   type Diagnostic,
   type FailedPluginRegistration,

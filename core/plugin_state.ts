@@ -1,13 +1,16 @@
 /**
  * `plugins/<id>/plugin.conf`: a plugin's persisted on/off state. Only the runtime reads and
  * writes it, and it writes atomically (a temporary file, then a rename), so a reader never sees
- * half a file and a crash never leaves one.
+ * half a file and a crash never leaves one. Every write is a read-modify-write under the file
+ * lock of `plugin.conf` (see {@linkcode updatePluginState}), so two amber processes switching
+ * plugins at once never undo each other or both move a corrupt file aside.
  *
  * @module
  */
 
 import { join } from "node:path";
 import { PluginStateError } from "./errors.ts";
+import { withFileLock } from "./file_lock.ts";
 
 /** What `plugin.conf` holds. */
 export interface PluginStateRecord {
@@ -139,10 +142,61 @@ export async function readPluginState(
 
 let tempCounter = 0;
 
+/** What {@linkcode updatePluginState} wrote. */
+export interface PluginStateWrite {
+  /** The `plugin.conf` written. */
+  readonly path: string;
+  /** Where a corrupt file found there was moved first. */
+  readonly backup?: string;
+  /** The record written. */
+  readonly record: PluginStateRecord;
+}
+
 /**
- * Writes a plugin's state file atomically. When the file there now is corrupt it is first moved
- * aside to `plugin.conf.corrupt-<time>`, so nothing the user had is lost; the path of that copy
- * is returned.
+ * Changes a plugin's state file as one step no other amber process interleaves with: under the
+ * file lock of `plugin.conf`, reads what is there now (`undefined` when absent or corrupt),
+ * passes it to `change`, and writes the result atomically. A corrupt file is first moved aside
+ * to `plugin.conf.corrupt-<time>`, so nothing the user had is lost.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readPluginState, updatePluginState } from "./plugin_state.ts";
+ * const dir = await Deno.makeTempDir();
+ * await updatePluginState(dir, "hello", () => ({ enabled: true }));
+ * const written = await updatePluginState(dir, "hello", (now) => ({ enabled: !now?.enabled }));
+ * assert.deepEqual(written.record, { enabled: false });
+ * const read = await readPluginState(dir, "hello");
+ * assert.equal(read.status === "ok" && read.record.enabled, false);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function updatePluginState(
+  configDir: string,
+  pluginId: string,
+  change: (current: PluginStateRecord | undefined) => PluginStateRecord,
+): Promise<PluginStateWrite> {
+  const path = pluginStatePath(configDir, pluginId);
+  return await withFileLock(path, async () => {
+    let backup: string | undefined;
+    const current = await readPluginState(configDir, pluginId);
+    if (current.status === "corrupt") {
+      backup = `${path}.corrupt-${new Date().toISOString().replaceAll(":", "-")}`;
+      await Deno.rename(path, backup).catch(() => backup = undefined);
+    }
+    const record = change(current.status === "ok" ? current.record : undefined);
+    const temp = `${path}.tmp-${Deno.pid}-${++tempCounter}`;
+    await Deno.writeTextFile(temp, formatPluginState(pluginId, record));
+    await Deno.rename(temp, path);
+    return backup === undefined ? { path, record } : { path, backup, record };
+  });
+}
+
+/**
+ * Writes a plugin's state file atomically, over what is there now (see
+ * {@linkcode updatePluginState}). When the file there now is corrupt it is first moved aside to
+ * `plugin.conf.corrupt-<time>`, so nothing the user had is lost; the path of that copy is
+ * returned.
  *
  * @example
  * ```ts
@@ -161,18 +215,11 @@ export async function writePluginState(
   pluginId: string,
   record: PluginStateRecord,
 ): Promise<{ readonly path: string; readonly backup?: string }> {
-  const path = pluginStatePath(configDir, pluginId);
-  await Deno.mkdir(join(configDir, "plugins", pluginId), { recursive: true });
-  let backup: string | undefined;
-  const current = await readPluginState(configDir, pluginId);
-  if (current.status === "corrupt") {
-    backup = `${path}.corrupt-${new Date().toISOString().replaceAll(":", "-")}`;
-    await Deno.rename(path, backup).catch(() => backup = undefined);
-  }
-  const temp = `${path}.tmp-${Deno.pid}-${++tempCounter}`;
-  await Deno.writeTextFile(temp, formatPluginState(pluginId, record));
-  await Deno.rename(temp, path);
-  return backup === undefined ? { path } : { path, backup };
+  // Fields this process does not set keep what another process wrote meanwhile.
+  const written = await updatePluginState(configDir, pluginId, (now) => ({ ...now, ...record }));
+  return written.backup === undefined
+    ? { path: written.path }
+    : { path: written.path, backup: written.backup };
 }
 
 function clip(text: string): string {

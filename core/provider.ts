@@ -7,8 +7,22 @@
 import type { Dialect } from "./dialect.ts";
 import type { OwnedRegistry } from "./registry.ts";
 
-/** Builds a dialect; called once per client. */
-export type DialectFactory = () => Dialect;
+/**
+ * Builds a dialect; called once per client. It may return a promise: a plugin whose protocol
+ * lives in a module of its own imports that module here, so that starting amber, or a session
+ * speaking another flavor, never loads it. The client waits for the promise before its first
+ * request.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { DialectFactory } from "@amber/core";
+ * // Loaded when a session uses the flavor, not when the plugin is.
+ * const lazy: DialectFactory = async () => (await import("@amber/providers/gemini")).geminiDialect();
+ * assert.equal((await lazy()).flavor, "gemini");
+ * ```
+ */
+export type DialectFactory = () => Dialect | Promise<Dialect>;
 
 /**
  * A named way to reach a model service.
@@ -104,7 +118,7 @@ export interface ResolvedFlavor {
   readonly fellBack: boolean;
   /** The plugin that owns the flavor used, or `core`. */
   readonly owner: string;
-  /** The dialect factory. */
+  /** The dialect factory; what it returns may be a promise (see {@linkcode DialectFactory}). */
   readonly dialect: DialectFactory;
 }
 

@@ -13,12 +13,21 @@
  */
 
 import { DependencyIndex } from "./_dependency_index.ts";
-import { isThenable, type LifecycleHost, redecode } from "./_lifecycle.ts";
+import { FaultWindow } from "./_fault_window.ts";
+import { planDisable } from "./_disable.ts";
+import {
+  block,
+  isThenable,
+  type LifecycleHost,
+  redecode,
+  requirementProblem,
+} from "./_lifecycle.ts";
 import { newRecord, type PluginRecord, standInPlugin } from "./_plugin_record.ts";
 import { refreshLive } from "./_refresh.ts";
 import { startAll, stopAll, switchPlugin, type TransitionHost } from "./_transitions.ts";
 import type { AmberConfig } from "./config.ts";
 import { CAPABILITY_KINDS } from "./contribution.ts";
+import type { DisablePlan, DisablePlanOptions } from "./disable_plan.ts";
 import {
   describeError,
   PluginFaultError,
@@ -27,8 +36,10 @@ import {
 } from "./errors.ts";
 import { EventBus } from "./event_bus.ts";
 import type { ResolvedExecutionEnv } from "./execution_env.ts";
+import type { FaultEvent } from "./faults.ts";
 import { buildEnvironment } from "./kernel/environment.ts";
 import { PluginLedger } from "./ledger.ts";
+import { DeadlineError, quarantineSettings, timeoutFor } from "./limits.ts";
 import type { Plugin, PluginState } from "./plugin.ts";
 import { validatePlugin } from "./plugin_validation.ts";
 import type { Registries } from "./registries.ts";
@@ -98,6 +109,12 @@ export class PluginRuntime {
   #transitions: TransitionHost;
   #env: ResolvedExecutionEnv | undefined;
   #envVersion = 0;
+  #onFault?: (event: FaultEvent) => void;
+  #faults = new FaultWindow();
+  // Plugins held back by the host (their initialize or import hung in an earlier process), with
+  // the load failure each had before, which a release puts back.
+  #held = new Map<string, string | undefined>();
+  #quarantined = new Set<string>();
 
   /** Creates a runtime over `options.registries`. */
   constructor(options: PluginRuntimeOptions) {
@@ -108,6 +125,8 @@ export class PluginRuntime {
     this.#workspace = options.workspace ?? { root: Deno.cwd() };
     this.#host = options.host ?? {};
     this.#onDiagnostic = options.onDiagnostic;
+    this.#onFault = options.onFault;
+    const fixedTimeout = options.timeoutMs;
     this.events = options.events ??
       new EventBus((error, type) =>
         this.#diagnose({ pluginId: "core", where: `event ${type}`, message: describeError(error) })
@@ -121,6 +140,7 @@ export class PluginRuntime {
       records: this.#records,
       live: new Set(),
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      initializeTimeout: (id) => fixedTimeout ?? timeoutFor(this.#config, "initialize", id),
       config: () => this.#config,
       diagnose: this.#diagnose,
       scopeHost: {
@@ -245,9 +265,90 @@ export class PluginRuntime {
     return this.#diagnostics.slice();
   }
 
-  /** Records a diagnostic, e.g. a render failure a registry contained. */
+  /**
+   * Records a diagnostic, e.g. a render failure a registry contained. One that carries the
+   * `error` a registered plugin's code threw or rejected with (a hook, a gate, a render, a
+   * command handler, a floating rejection traced to its files) is a fault of that plugin: a
+   * plugin that faults `quarantine.faults` times within `quarantine.windowSeconds` (see
+   * `quarantineSettings`) is switched off for the session, dependents first, through the same
+   * path as `setState(id, false)` except that its `plugin.conf` is left as it is. It is then
+   * `failed` with a reason that says why and how to switch it back on; `setState(id, true)`
+   * does.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { any, PluginRuntime } from "@amber/core";
+   * import { createRegistries } from "@amber/registries";
+   * const runtime = new PluginRuntime({
+   *   registries: createRegistries(),
+   *   config: { plugins: {}, quarantine: { faults: 2, windowSeconds: 60 } },
+   * });
+   * runtime.register({
+   *   id: "flaky",
+   *   version: "1.0.0",
+   *   name: "Flaky",
+   *   bound: { prompts: any() },
+   *   initialize: () => true,
+   *   shutdown: () => {},
+   *   capabilities: () => [{ kind: "prompt", name: "p", priority: 400, render: () => "" }],
+   * });
+   * await runtime.start();
+   * const fault = { pluginId: "flaky", where: "hook 'h'", message: "boom", error: new Error("boom") };
+   * runtime.report(fault);
+   * await runtime.settled();
+   * assert.equal(runtime.state("flaky").status, "active");
+   * runtime.report(fault);
+   * await runtime.settled();
+   * assert.equal(runtime.state("flaky").status, "failed");
+   * await runtime.setState("flaky", true);
+   * assert.equal(runtime.state("flaky").status, "active");
+   * ```
+   */
   report(diagnostic: Diagnostic): void {
     this.#diagnose(diagnostic);
+    if (diagnostic.error !== undefined) {
+      this.#fault(diagnostic.pluginId, diagnostic.where, diagnostic.message);
+    }
+  }
+
+  /**
+   * Holds plugin `id` back, before `start()`: while it is on, activating it fails with `reason`
+   * and none of its code runs, until the user switches it on with `setState(id, true)`, which
+   * releases it (and tells `onFault`). A host calls this for a plugin whose `initialize` or
+   * import overran its deadline in an earlier process, so that every later start does not wait
+   * for it again. Throws {@linkcode UnknownPluginError} for an unknown id.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { PluginRuntime } from "@amber/core";
+   * import { createRegistries } from "@amber/registries";
+   * const runtime = new PluginRuntime({ registries: createRegistries(), allOn: true });
+   * runtime.register({
+   *   id: "slow",
+   *   version: "1.0.0",
+   *   name: "Slow",
+   *   initialize: () => true,
+   *   shutdown: () => {},
+   *   capabilities: () => [],
+   * });
+   * runtime.hold("slow", "its initialize hung before; `amber plugins enable slow` retries it");
+   * await runtime.start();
+   * assert.equal(runtime.state("slow").status, "failed");
+   * await runtime.setState("slow", true);
+   * assert.equal(runtime.state("slow").status, "active");
+   * ```
+   */
+  hold(id: string, reason: string): void {
+    const record = this.#record(id);
+    if (!this.#held.has(id)) this.#held.set(id, record.loadFailure);
+    record.loadFailure = reason;
+  }
+
+  /** Resolves once every state change queued so far (switches, a quarantine) is done. */
+  settled(): Promise<void> {
+    return this.#queue.then(() => {});
   }
 
   /** The configuration plugins see now. */
@@ -284,13 +385,52 @@ export class PluginRuntime {
    * activates or deactivates the plugin. Switching off a plugin that active plugins require is
    * refused with a {@linkcode PluginDependentsError} (nothing is written), unless `cascade`
    * switches them off first, furthest dependents first; they stay on in their own files and
-   * come back when this plugin does. Calls are serialized: concurrent calls never tear the file
-   * and the last call wins. Only the plugin and the plugins that require it are looked at, so a
+   * come back when this plugin does. A switch-off carries out the plan
+   * {@linkcode PluginRuntime.planDisable} shows. Calls are serialized: concurrent calls never
+   * tear the file and the last call wins. Only the plugin and the plugins that require it are looked at, so a
    * call costs the same however many plugins are installed.
    */
   setState(id: string, on: boolean, options: SetStateOptions = {}): Promise<SetStateResult> {
     const record = this.#record(id);
-    return this.#serial(() => switchPlugin(this.#transitions, record, on, options));
+    return this.#serial(() => {
+      if (on) this.#release(record);
+      return switchPlugin(this.#transitions, record, on, options);
+    });
+  }
+
+  /**
+   * What `setState(id, false, options)` would do now, changing nothing: the plugins that would
+   * go, in order, and every contribution each would remove. `setState` carries out this same
+   * plan. Without `cascade`, a plugin that active plugins require lists them as `stranded` and
+   * would be refused. Throws {@linkcode UnknownPluginError} for an unknown id.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { any, PluginRuntime } from "@amber/core";
+   * import { createRegistries } from "@amber/registries";
+   * const runtime = new PluginRuntime({ registries: createRegistries() });
+   * const plugin = (id: string, requires?: Record<string, string>) => ({
+   *   id,
+   *   version: "1.0.0",
+   *   name: id,
+   *   requires,
+   *   bound: { prompts: any() },
+   *   initialize: () => true,
+   *   shutdown: () => {},
+   *   capabilities: () => [{ kind: "prompt" as const, name: id, priority: 400, render: () => id }],
+   * });
+   * runtime.register(plugin("base"));
+   * runtime.register(plugin("app", { base: "*" }));
+   * await runtime.start();
+   * assert.deepEqual(runtime.planDisable("base").stranded, ["app"]);
+   * const plan = runtime.planDisable("base", { cascade: true });
+   * assert.deepEqual(plan.plugins.map((step) => step.pluginId), ["app", "base"]);
+   * ```
+   */
+  planDisable(id: string, options: DisablePlanOptions = {}): DisablePlan {
+    const record = this.#record(id);
+    return planDisable(this.#index, this.ledger, record, options.cascade ?? false);
   }
 
   /**
@@ -367,7 +507,85 @@ export class PluginRuntime {
     if (record.tickFault) return;
     record.tickFault = true;
     const fault = new PluginFaultError(record.plugin.id, "tick", error);
-    this.#diagnose({ pluginId: record.plugin.id, where: "tick", message: fault.message, error });
+    this.report({ pluginId: record.plugin.id, where: "tick", message: fault.message, error });
+  }
+
+  // A fault of plugin code the host contained: told to the host, counted, and the plugin
+  // quarantined when it makes too many within the window.
+  #fault(pluginId: string, where: string, message: string): void {
+    const record = this.#records.get(pluginId);
+    if (record === undefined) return;
+    this.#tell({ kind: "fault", pluginId, where, message, at: Date.now() });
+    if (record.state.status !== "active" || this.#quarantined.has(pluginId)) return;
+    const { faults, windowSeconds } = quarantineSettings(this.#config);
+    if (!this.#faults.add(pluginId, performance.now(), faults, windowSeconds * 1000)) return;
+    this.#faults.clear(pluginId);
+    this.#quarantined.add(pluginId);
+    const why = `${faults} faults within ${windowSeconds} s (the last: ${where}: ${message})`;
+    this.#serial(() => this.#quarantine(record, why)).catch((error) =>
+      this.#diagnose({ pluginId, where: "quarantine", message: describeError(error), error })
+    );
+  }
+
+  async #quarantine(record: PluginRecord, why: string): Promise<void> {
+    const id = record.plugin.id;
+    if (record.state.status !== "active") {
+      this.#quarantined.delete(id);
+      return;
+    }
+    // The ordinary switch-off, minus the state file: the user's choice stays as it was, so the
+    // plugin is back at the next start.
+    const off = { ...this.#transitions, configDir: undefined };
+    const result = await switchPlugin(off, record, false, { cascade: true });
+    const how = `switch it back on with \`/set plugin on ${id}\` (it starts as usual next time)`;
+    record.state = { status: "failed", reason: `quarantined after ${why}; ${how}` };
+    // The plugins switched off with it wait for it, and now say why it is gone.
+    for (const dependent of result.cascaded) {
+      const other = this.#records.get(dependent)!;
+      const problem = requirementProblem(this.#records, other);
+      if (problem !== undefined) block(other, problem, false);
+    }
+    const also = result.cascaded.length === 0
+      ? ""
+      : ` with the plugins that require it (${result.cascaded.join(", ")})`;
+    this.#diagnose({
+      pluginId: id,
+      where: "quarantine",
+      message: `switched off for this session${also} after ${why}; ${how}`,
+    });
+    this.#tell({
+      kind: "quarantine",
+      pluginId: id,
+      where: "quarantine",
+      message: why,
+      at: Date.now(),
+    });
+  }
+
+  // The user switched `record` on: a hold or a quarantine ends, and the host may forget them.
+  #release(record: PluginRecord): void {
+    const id = record.plugin.id;
+    if (this.#held.has(id)) {
+      record.loadFailure = this.#held.get(id);
+      this.#held.delete(id);
+    }
+    this.#quarantined.delete(id);
+    this.#faults.clear(id);
+    this.#tell({
+      kind: "release",
+      pluginId: id,
+      where: "setState",
+      message: "switched on",
+      at: Date.now(),
+    });
+  }
+
+  #tell(event: FaultEvent): void {
+    try {
+      this.#onFault?.(event);
+    } catch {
+      // Like a diagnostic sink, a failing fault sink must not turn into a fault of its own.
+    }
   }
 
   #diagnose = (diagnostic: Diagnostic): void => {
@@ -377,6 +595,25 @@ export class PluginRuntime {
       this.#onDiagnostic?.(diagnostic);
     } catch {
       // A failing sink must not turn a contained fault into an uncontained one.
+    }
+    const { pluginId, error } = diagnostic;
+    // An activation that failed on a deadline is an initialize that hung (nothing else in an
+    // activation waits): the host is told, so it can hold the plugin at its next start.
+    if (diagnostic.where === "activation" && error instanceof DeadlineError) {
+      const record = this.#records.get(pluginId);
+      if (record !== undefined && !this.#held.has(pluginId)) {
+        this.#held.set(pluginId, record.loadFailure);
+      }
+      const message = diagnostic.message;
+      const at = Date.now();
+      this.#tell({
+        kind: "timeout",
+        pluginId,
+        where: "initialize",
+        message,
+        at,
+        seam: "initialize",
+      });
     }
   };
 }

@@ -8,6 +8,7 @@
 import type { AmberConfig } from "./config.ts";
 import { AmberError } from "./errors.ts";
 import type { EventBus } from "./event_bus.ts";
+import type { FaultEvent } from "./faults.ts";
 import type { Plugin, PluginState } from "./plugin.ts";
 import type { Registries } from "./registries.ts";
 import type { ResolutionError } from "./resolution_error.ts";
@@ -55,6 +56,11 @@ export interface PluginRuntimeOptions {
   readonly timeoutMs?: number;
   /** Receives every diagnostic as it happens. */
   readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
+  /**
+   * Receives every fault, initialize timeout, quarantine and release as it happens, for a host
+   * that remembers them across processes (see `FaultEvent`).
+   */
+  readonly onFault?: (event: FaultEvent) => void;
 }
 
 /** A plugin as the runtime sees it. */

@@ -62,6 +62,31 @@ export interface SubagentService {
   run(prompt: string, options: { readonly signal: AbortSignal }): Promise<string>;
 }
 
+/** A process group a tool started, as the host sees it. */
+export interface StartedProcess {
+  /** The group leader's pid, which is also the group's id. */
+  readonly pid: number;
+  /** Settles when the whole group is gone. */
+  readonly finished: Promise<unknown>;
+  /** Stops the whole group; resolves when it is gone. */
+  stop(): Promise<unknown>;
+}
+
+/** How the processes the agent starts are run: what they inherit, and who stops them. */
+export interface ProcessPolicy {
+  /**
+   * The environment for a child process (the host's, without its secrets), and the secret values
+   * kept out of it, to be redacted from what the child prints.
+   */
+  environment(): { readonly env: Record<string, string>; readonly secrets: readonly string[] };
+  /**
+   * Hands the host a process group a tool started: the host stops it when amber exits or is
+   * signalled, and keeps a record of it until it ends, so that the next start finds it if amber
+   * was killed.
+   */
+  track(group: StartedProcess, command: readonly string[]): void;
+}
+
 /**
  * Services only a host provides. Each is absent until the host attaches it; a capability that
  * needs one declines when it is missing.
@@ -77,6 +102,8 @@ export interface HostServices {
   readonly signal?: AbortSignal;
   /** Questions to and notices for the user; a headless host's refuses every question. */
   readonly ui?: UiService;
+  /** The environment and the tracking of the processes tools start. */
+  readonly processes?: ProcessPolicy;
 }
 
 /**

@@ -18,7 +18,9 @@
  * ```ts ignore
  * await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
  * server.script({ text: "Hi!" });
- * const { dialect, settings, preset } = host.provider("my-preset", { baseUrl: `${server.url}/v1` });
+ * const { dialect, settings, preset } = await host.provider("my-preset", {
+ *   baseUrl: `${server.url}/v1`,
+ * });
  * const client = new ProviderClient(dialect, settings);
  * await client.stream({ model: preset.defaultModel, messages: [...], tools: [] }, onEvent);
  * ```
@@ -124,10 +126,11 @@ export interface TestHost extends AsyncDisposable {
   /** Runs a slash command line such as `/hello greet amber` (the slash is optional). */
   command(line: string): Promise<CommandOutcome>;
   /**
-   * Preset `name` with its dialect, for a `ProviderClient`; `baseUrl` points it at a fake
-   * provider. Throws a {@linkcode TestHostError} for an unknown preset.
+   * Preset `name` with its dialect (loaded, where the flavor loads it lazily), for a
+   * `ProviderClient`; `baseUrl` points it at a fake provider. Rejects with a
+   * {@linkcode TestHostError} for an unknown preset.
    */
-  provider(name: string, settings?: Partial<ProviderSettings>): TestProvider;
+  provider(name: string, settings?: Partial<ProviderSettings>): Promise<TestProvider>;
   /** The diagnostics so far. */
   diagnostics(): readonly Diagnostic[];
   /**
@@ -329,13 +332,13 @@ export async function testPlugin(
       registries.status.compose(width, snapshot ?? emptyStatusSnapshot()),
     panel: (panelId, width = 80) => registries.panel.render(panelId, width),
     command: (line) => dispatchLine(registries, line),
-    provider: (name, settings = {}) => {
+    provider: async (name, settings = {}) => {
       const preset = registries.provider.preset(name);
       if (preset === undefined) {
         const known = registries.provider.presets().map((p) => p.name).join(", ") || "(none)";
         throw new TestHostError(`unknown preset '${name}'; presets: ${known}`);
       }
-      const dialect = registries.provider.resolveFlavor(preset.flavor).dialect();
+      const dialect = await registries.provider.resolveFlavor(preset.flavor).dialect();
       const baseUrl = settings.baseUrl ?? preset.baseUrl;
       return {
         preset: { ...preset, baseUrl },

@@ -13,7 +13,8 @@ import {
   type Plugin,
   PluginCategory,
 } from "@amber/core";
-import { getJsonWithBearer } from "@amber/providers";
+// The subpath, not the package's main module: that one brings every dialect with it.
+import { getJsonWithBearer } from "@amber/providers/http-get";
 
 /** What differs between two bundled provider plugins. */
 export interface ProviderPluginSpec {

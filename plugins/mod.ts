@@ -38,7 +38,16 @@ export {
   type PromptsOptions,
   type PromptsPlugin,
 } from "./prompts/mod.ts";
-export { childEnvironment, redactSecrets, startProcessGroup } from "./process_group.ts";
+export {
+  type ChildEnvironment,
+  childEnvironment,
+  type EnvPolicy,
+  type GroupExit,
+  type ProcessGroup,
+  type ProcessGroupOptions,
+  redactSecrets,
+  startProcessGroup,
+} from "./process_group.ts";
 export { createToolBashPlugin } from "./tool_bash/mod.ts";
 export { createToolEditPlugin } from "./tool_edit/mod.ts";
 export { createToolPlanPlugin, renderTodos } from "./tool_plan/mod.ts";

@@ -12,51 +12,93 @@ import { hasCommand } from "./_workspace.ts";
 /** How long a stopped group gets between SIGTERM and SIGKILL. */
 export const STOP_GRACE_MS = 2000;
 
-// Names of variables that hold credentials: never handed to a child.
-const SECRET_NAME = /(?:^|_)(?:API_KEY|TOKEN)$/i;
-// Values shorter than this are too likely to occur by chance to be worth redacting.
+// Names of the usual shapes of credentials: never handed to a child unless passed on purpose.
+const SECRET_NAME = /(?:^|_)(?:KEY|SECRET|PASSWORD|TOKEN|PAT|CREDENTIALS)$/i;
+// Values shorter than this are too likely to occur by chance to be looked for inside other values
+// or redacted from output; a shorter key is still withheld where it stands whole.
 const MIN_REDACTED = 8;
+
+/** What, beyond the usual secret shapes, is kept from a child, and what is passed on purpose. */
+export interface EnvPolicy {
+  /**
+   * Variables passed even when their name looks like a secret (`secrets.passEnv` in config.yaml);
+   * never a variable holding one of {@linkcode EnvPolicy.keys}.
+   */
+  readonly passEnv?: readonly string[];
+  /** Names of variables that hold keys (every provider's key variable), whatever their shape. */
+  readonly keyNames?: readonly (string | undefined)[];
+  /**
+   * Keys never handed to a child under any name, even one listed in `passEnv`: the key amber is
+   * using. A variable whose value contains one is withheld.
+   */
+  readonly keys?: readonly string[];
+}
 
 /** A child's environment and the secret values left out of it. */
 export interface ChildEnvironment {
-  /** The parent's variables minus every one whose name ends in `_API_KEY` or `_TOKEN`. */
+  /** The parent's variables minus the secrets; see {@linkcode childEnvironment}. */
   readonly env: Record<string, string>;
-  /** The values left out, for {@linkcode redactSecrets}. */
+  /** The values left out (and the policy's keys), for {@linkcode redactSecrets}. */
   readonly secrets: readonly string[];
 }
 
 /**
- * The environment for a child process: the parent's, minus every variable whose name ends in
- * `_API_KEY` or `_TOKEN` (any case), so a command can never print a key. Without the env
- * permission the child gets an empty environment rather than an unfiltered one.
+ * The environment for a child process: the parent's, without its secrets, so that a command can
+ * never print a key. Left out are, in this order of precedence:
+ *
+ * 1. every variable whose value is or contains one of the policy's `keys`, whatever its name,
+ *    even one listed in `passEnv`;
+ * 2. unless listed in `passEnv`: every variable named like a secret (`*_KEY`, `*_SECRET`,
+ *    `*_PASSWORD`, `*_TOKEN`, `*_PAT`, `*_CREDENTIALS`, any case), every variable of the policy's
+ *    `keyNames`, and every variable whose value contains the value of one of those.
+ *
+ * Without the env permission the child gets an empty environment rather than an unfiltered one.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { childEnvironment } from "@amber/plugins/process_group";
- * const long = "sk-0123456789";
- * const { env, secrets } = childEnvironment({ PATH: "/bin", OPENAI_API_KEY: long, GH_TOKEN: "t" });
- * assert.deepEqual(env, { PATH: "/bin" });
- * assert.deepEqual(secrets, [long]);
+ * const key = "sk-0123456789";
+ * const { env, secrets } = childEnvironment(
+ *   { PATH: "/bin", OPENAI_API_KEY: key, GH_TOKEN: "ghp_abcdefgh", ODD: key, LLM: "x-llm-key1" },
+ *   { passEnv: ["GH_TOKEN", "ODD"], keyNames: ["LLM"], keys: [key] },
+ * );
+ * assert.deepEqual(env, { PATH: "/bin", GH_TOKEN: "ghp_abcdefgh" });
+ * assert.deepEqual(secrets, [key, "x-llm-key1"]);
  * ```
  */
-export function childEnvironment(source?: Record<string, string>): ChildEnvironment {
+export function childEnvironment(
+  source?: Record<string, string>,
+  policy: EnvPolicy = {},
+): ChildEnvironment {
   let all: Record<string, string>;
   try {
     all = source ?? Deno.env.toObject();
   } catch {
     return { env: {}, secrets: [] };
   }
+  const keys = (policy.keys ?? []).filter((key) => key !== "");
+  const passed = new Set(policy.passEnv ?? []);
+  const keyNames = new Set(policy.keyNames?.filter((name) => name !== undefined));
+  const nameIsSecret = (name: string): boolean => SECRET_NAME.test(name) || keyNames.has(name);
+  // Provider keys found under their own names, sought also inside other variables.
+  const keyValues = Object.entries(all)
+    .filter(([name, value]) => keyNames.has(name) && value.length >= MIN_REDACTED)
+    .map(([, value]) => value);
+  const holds = (value: string, secrets: readonly string[]): boolean =>
+    secrets.some((secret) =>
+      value === secret || (secret.length >= MIN_REDACTED && value.includes(secret))
+    );
+
   const env: Record<string, string> = {};
-  const secrets: string[] = [];
+  const secrets = new Set(keys.filter((key) => key.length >= MIN_REDACTED));
   for (const [name, value] of Object.entries(all)) {
-    if (SECRET_NAME.test(name)) {
-      if (value.length >= MIN_REDACTED) secrets.push(value);
-    } else {
-      env[name] = value;
-    }
+    const withheld = holds(value, keys) ||
+      (!passed.has(name) && (nameIsSecret(name) || holds(value, keyValues)));
+    if (!withheld) env[name] = value;
+    else if (value.length >= MIN_REDACTED) secrets.add(value);
   }
-  return { env, secrets };
+  return { env, secrets: [...secrets] };
 }
 
 /**

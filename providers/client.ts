@@ -7,6 +7,7 @@
  */
 
 import type {
+  AllowanceSnapshot,
   ChatRequest,
   Dialect,
   HttpRequestSpec,
@@ -156,7 +157,10 @@ const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
  * ```
  */
 export class ProviderClient {
-  readonly #dialect: Dialect;
+  // Set at construction, or once a dialect given as a promise has loaded; every request waits
+  // for that, so the helpers below that run on a response may take it as set.
+  #dialect: Dialect | undefined;
+  readonly #loading: Promise<Dialect>;
   readonly #settings: ProviderSettings;
   readonly #timeoutMs: number;
   readonly #idleTimeoutMs: number;
@@ -167,9 +171,24 @@ export class ProviderClient {
   readonly #fetch: typeof globalThis.fetch | undefined;
   readonly #redactor: Redactor;
 
-  /** Creates a client for the API at `settings.baseUrl`, speaking `dialect`. */
-  constructor(dialect: Dialect, settings: ProviderSettings, options: ClientOptions = {}) {
-    this.#dialect = dialect;
+  /**
+   * Creates a client for the API at `settings.baseUrl`, speaking `dialect`. The dialect may be
+   * a promise (a flavor whose module is loaded only when a session uses it); the first request
+   * waits for it, and one that fails to load fails that request, saying so.
+   */
+  constructor(
+    dialect: Dialect | Promise<Dialect>,
+    settings: ProviderSettings,
+    options: ClientOptions = {},
+  ) {
+    if (dialect instanceof Promise) {
+      this.#loading = dialect.then((loaded) => this.#dialect = loaded);
+      // Reported by the request that needs it, not as an unhandled rejection before that.
+      this.#loading.catch(() => {});
+    } else {
+      this.#dialect = dialect;
+      this.#loading = Promise.resolve(dialect);
+    }
     this.#settings = settings;
     this.#timeoutMs = positive(options.timeoutMs, DEFAULT_TIMEOUT_MS);
     this.#idleTimeoutMs = positive(options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS);
@@ -266,17 +285,28 @@ export class ProviderClient {
       out({ type: "finish", reason: "error" });
     };
 
+    let dialect: Dialect;
+    try {
+      dialect = this.#dialect ?? await this.#loading;
+    } catch (error) {
+      fail({
+        message: this.#redact(`the dialect could not be loaded: ${errorText(error)}`),
+        retryable: false,
+      }, false);
+      const url = this.#redact(this.#settings.baseUrl);
+      return { status: 0, headers: new Headers(), attempts: 0, cancelled: false, url };
+    }
     let spec: HttpRequestSpec;
     let url: string;
     try {
-      spec = this.#dialect.chatRequest(this.#settings, request);
+      spec = dialect.chatRequest(this.#settings, request);
       url = this.#redact(spec.url);
     } catch (error) {
       // A dialect refusing the request (an unsupported message part, say) is no network failure.
       url = this.#redact(this.#settings.baseUrl);
       fail({
         message: this.#redact(
-          `the ${this.#dialect.flavor} request could not be built: ${errorText(error)}`,
+          `the ${dialect.flavor} request could not be built: ${errorText(error)}`,
         ),
         retryable: false,
       }, false);
@@ -323,12 +353,30 @@ export class ProviderClient {
           if (response.ok) {
             // The deadline was for the headers; the body has the idle watchdog instead.
             call.stopClock();
-            const body = await pipeBody(response, this.#dialect.decoder(), out, signal, {
-              url,
-              idleTimeoutMs: this.#idleTimeoutMs,
-              redact: (text) => this.#redact(text),
-              abort: () => call.abort(),
-            });
+            let body: Awaited<ReturnType<typeof pipeBody>>;
+            try {
+              body = await pipeBody(response, dialect.decoder(), out, signal, {
+                url,
+                idleTimeoutMs: this.#idleTimeoutMs,
+                redact: (text) => this.#redact(text),
+                abort: () => call.abort(),
+              });
+            } catch (error) {
+              if (error instanceof SinkThrew) throw error;
+              // The dialect's decoder could not be made, or threw where the body reader does not
+              // catch it: the step gets an error naming the dialect, not a crash.
+              response.body?.cancel().catch(() => {});
+              fail({
+                message: this.#redact(
+                  `the ${dialect.flavor} dialect could not decode the response from ${url}: ${
+                    errorText(error)
+                  }`,
+                ),
+                retryable: false,
+                status,
+              }, false);
+              return outcome(attempt, false);
+            }
             if (body === "cancelled") return outcome(attempt, true);
             if (body === "done") {
               if (!finished) out({ type: "finish", reason: sawError ? "error" : "other" });
@@ -373,6 +421,49 @@ export class ProviderClient {
   }
 
   /**
+   * The dialect's passive allowance readout of a response's headers (`allowanceFromHeaders`),
+   * or undefined when the dialect has none or the headers say nothing.
+   *
+   * @throws {ProviderError} when the dialect's readout throws; the message names the dialect.
+   *
+   * @example
+   * ```ts
+   * import type { Dialect } from "@amber/core";
+   * import { ProviderClient, ProviderError } from "@amber/providers";
+   * import assert from "node:assert/strict";
+   * const dialect = {
+   *   flavor: "odd",
+   *   allowanceFromHeaders: () => {
+   *     throw new TypeError("no such header");
+   *   },
+   * } as unknown as Dialect;
+   * const client = new ProviderClient(dialect, { baseUrl: "http://127.0.0.1:9" });
+   * assert.throws(
+   *   () => client.allowanceFromHeaders(new Headers()),
+   *   (error) => error instanceof ProviderError && /the odd dialect could not read/.test(error.message),
+   * );
+   * ```
+   */
+  allowanceFromHeaders(headers: Headers): AllowanceSnapshot | undefined {
+    const dialect = this.#dialect;
+    // Headers come from a response, and no request is sent before the dialect is there.
+    if (dialect === undefined) return undefined;
+    try {
+      return dialect.allowanceFromHeaders?.(headers);
+    } catch (error) {
+      throw new ProviderError(
+        this.#redact(
+          `the ${dialect.flavor} dialect could not read the allowance from the response headers: ${
+            errorText(error)
+          }`,
+        ),
+        { url: this.#redact(this.#settings.baseUrl), retryable: false },
+        { cause: this.#redactor.safeCause(error) },
+      );
+    }
+  }
+
+  /**
    * Lists the model ids the API offers.
    *
    * @throws {ProviderError} when the protocol cannot list models, the API cannot be reached, it
@@ -392,7 +483,16 @@ export class ProviderClient {
    * ```
    */
   async models(signal?: AbortSignal): Promise<string[]> {
-    const dialect = this.#dialect;
+    let dialect: Dialect;
+    try {
+      dialect = this.#dialect ?? await this.#loading;
+    } catch (error) {
+      throw new ProviderError(
+        this.#redact(`the dialect could not be loaded: ${errorText(error)}`),
+        { url: this.#redact(this.#settings.baseUrl), retryable: false },
+        { cause: this.#redactor.safeCause(error) },
+      );
+    }
     if (dialect.modelsRequest === undefined || dialect.parseModels === undefined) {
       throw new ProviderError(`the ${dialect.flavor} protocol cannot list models`, {
         url: this.#redact(this.#settings.baseUrl),
@@ -460,7 +560,7 @@ export class ProviderClient {
     let serverDelayMs = headerDelayMs(response.headers);
     if (serverDelayMs === undefined) {
       try {
-        const fromBody = this.#dialect.retryDelayMs?.(status, body);
+        const fromBody = this.#dialect!.retryDelayMs?.(status, body);
         if (fromBody !== undefined && Number.isFinite(fromBody) && fromBody >= 0) {
           serverDelayMs = fromBody;
         }
@@ -478,7 +578,7 @@ export class ProviderClient {
 
   #isRetryable(status: number, body: string): boolean {
     try {
-      return this.#dialect.isRetryable(status, body);
+      return this.#dialect!.isRetryable(status, body);
     } catch {
       return status === 429 || status >= 500;
     }
@@ -486,7 +586,7 @@ export class ProviderClient {
 
   #errorMessage(status: number, body: string): string {
     try {
-      return this.#dialect.errorMessage(status, body);
+      return this.#dialect!.errorMessage(status, body);
     } catch {
       return `HTTP ${status}`;
     }

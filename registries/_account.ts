@@ -11,10 +11,12 @@
 
 import {
   type AccountRequest,
+  type AmberConfig,
   failed,
   installed,
   type InstallResult,
   type RegistryEntry,
+  timeoutFor,
 } from "@amber/core";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
@@ -53,11 +55,21 @@ export interface AccountHit<C, V> {
   readonly value: V;
 }
 
-/** How long a poll may take before it reads as "nothing to report", by default. */
+/**
+ * How long a poll may take before it reads as "nothing to report" when the book knows no
+ * configuration (a capability installed without the services that carry it).
+ */
 export const DEFAULT_POLL_TIMEOUT_MS = 30_000;
+
+/** What a book needs of the services a capability is installed with: the live configuration. */
+export interface AccountServices {
+  /** The configuration in force; its `timeouts` give the `wallet` deadline. */
+  config(): AmberConfig;
+}
 
 interface Slot<C> {
   readonly capability: C;
+  readonly services?: AccountServices;
 }
 
 interface Cached<V> {
@@ -100,7 +112,7 @@ const utf8 = new TextEncoder();
  */
 export class AccountBook<C extends AccountCapability<unknown>, V> {
   readonly #spec: AccountKind<C, V>;
-  readonly #timeoutMs: number;
+  readonly #timeoutMs: number | undefined;
   readonly #map = new OwnedMap<Slot<C>>((record) => this.#forget(record.id));
   readonly #cache = new Map<string, Cached<V>>();
   readonly #inFlight = new Map<string, Poll>();
@@ -108,10 +120,16 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
   readonly #salt: Uint8Array = crypto.getRandomValues(new Uint8Array(16));
   #disposed = false;
 
-  /** Creates a book for one kind of account; polls give up after `timeoutMs`. */
-  constructor(spec: AccountKind<C, V>, timeoutMs: number = DEFAULT_POLL_TIMEOUT_MS) {
+  /**
+   * Creates a book for one kind of account. A poll gives up after the `wallet` deadline of its
+   * capability's owner, `timeoutFor(config, "wallet", owner)` with the configuration of the
+   * services it was installed with; `timeoutMs`, when given, stands in for an unconfigured
+   * `timeouts.wallet`. Without services a poll gives up after `timeoutMs`, else
+   * {@linkcode DEFAULT_POLL_TIMEOUT_MS}.
+   */
+  constructor(spec: AccountKind<C, V>, timeoutMs?: number) {
     this.#spec = spec;
-    this.#timeoutMs = timeoutMs > 0 ? timeoutMs : DEFAULT_POLL_TIMEOUT_MS;
+    this.#timeoutMs = timeoutMs !== undefined && timeoutMs > 0 ? timeoutMs : undefined;
   }
 
   /** Moves on every install and removal. */
@@ -119,8 +137,11 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
     return this.#map.version;
   }
 
-  /** Installs `capability` for `owner`: one per provider. */
-  install(owner: string, capability: C): InstallResult {
+  /**
+   * Installs `capability` for `owner`: one per provider. `services` give its polls their
+   * deadline.
+   */
+  install(owner: string, capability: C, services?: AccountServices): InstallResult {
     const kind = this.#spec.kind;
     const fault = this.#problem(capability);
     if (fault !== undefined) {
@@ -140,7 +161,8 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
         { id: provider, owner: holder.owner },
       );
     }
-    return installed(this.#map.install(provider, owner, { capability }, kind, capability.name)!);
+    const slot: Slot<C> = services === undefined ? { capability } : { capability, services };
+    return installed(this.#map.install(provider, owner, slot, kind, capability.name)!);
   }
 
   /** Every live entry, one per provider, in registration order. */
@@ -253,7 +275,7 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
     const timer = setTimeout(() => {
       finish(true, undefined);
       controller.abort(new DOMException(`${this.#spec.kind} poll timed out`, "TimeoutError"));
-    }, this.#timeoutMs);
+    }, this.#deadline(record));
 
     // First outcome wins: the fetch settling, the timeout, or a stop (dispose or removal).
     const finish = (keep: boolean, raw: unknown): void => {
@@ -289,6 +311,23 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
       () => finish(true, undefined),
     );
     return promise;
+  }
+
+  // The owner's `wallet` deadline from the live configuration; the book's own timeout stands in
+  // for an unconfigured `timeouts.wallet`.
+  #deadline(record: OwnedRecord<Slot<C>>): number {
+    const services = record.value.services;
+    if (services === undefined) return this.#timeoutMs ?? DEFAULT_POLL_TIMEOUT_MS;
+    let config: AmberConfig;
+    try {
+      config = services.config();
+    } catch {
+      return this.#timeoutMs ?? DEFAULT_POLL_TIMEOUT_MS;
+    }
+    const fallback = this.#timeoutMs === undefined
+      ? config
+      : { ...config, timeouts: { wallet: this.#timeoutMs, ...config.timeouts } };
+    return timeoutFor(fallback, "wallet", record.owner);
   }
 
   #accept(raw: unknown): V | undefined {

@@ -207,7 +207,7 @@ export function createAllowanceRegistry(
       capability: AllowanceCapability,
       _services: PluginServices,
     ): InstallResult {
-      return book.install(owner, capability);
+      return book.install(owner, capability, _services);
     },
     entries(): readonly RegistryEntry[] {
       return book.entries();

@@ -39,6 +39,7 @@
 import {
   type ComposedSegment,
   type ComposedStatus,
+  ephemeralView,
   failed,
   installed,
   type InstallResult,
@@ -317,8 +318,11 @@ export function createStatusRegistry(options: StatusRegistryOptions = {}): Statu
       const limit = width > 0 ? Math.floor(width) : 0;
       let total = 0;
       let count = 0;
+      // Every segment renders from the same snapshot: as a read-only view, one segment cannot
+      // change what the next one, or the host, sees.
+      const seen = ephemeralView(snapshot);
       for (const record of position) {
-        render(record, snapshot);
+        render(record, seen);
         if (!record.value.shown) continue;
         total += record.value.width + (count > 0 ? SEPARATOR_WIDTH : 0);
         count++;

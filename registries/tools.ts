@@ -36,6 +36,7 @@
 
 import {
   declined,
+  deepFreeze,
   failed,
   installed,
   type InstallResult,
@@ -64,18 +65,31 @@ type Check = (
 
 // The entry `get` and `list` hand out, carrying privately what `execute` needs: the Standard
 // Schema, and the check compiled on the first call (not at install, so installing stays cheap
-// and the validator library loads lazily).
+// and the validator library loads lazily). The schema is the registry's own frozen copy, made
+// on first use: what the model is shown and what a call is checked against, it can be changed
+// neither by a dialect holding a definition nor by a plugin holding the tool's parameters.
 class ToolSlot implements ToolEntry {
   readonly #standard: StandardProps | undefined;
+  #source: JsonSchema;
+  #frozen = false;
   #check: Check | undefined = undefined;
 
   constructor(
     readonly tool: Tool,
     readonly owner: string,
-    readonly schema: JsonSchema,
+    schema: JsonSchema,
     standard: StandardProps | undefined,
   ) {
+    this.#source = schema;
     this.#standard = standard;
+  }
+
+  get schema(): JsonSchema {
+    if (!this.#frozen) {
+      this.#source = deepFreeze(jsonCopy(this.#source) as JsonSchema);
+      this.#frozen = true;
+    }
+    return this.#source;
   }
 
   validate(value: unknown): ReturnType<Check> {
@@ -283,11 +297,13 @@ export function createToolRegistry(): ToolRegistry {
     definitions(): readonly ToolDefinition[] {
       refresh();
       return defined ??= Object.freeze(
-        slots.records().map(({ value: entry }): ToolDefinition => ({
-          name: entry.tool.name,
-          description: entry.tool.description,
-          parameters: entry.schema,
-        })),
+        slots.records().map(({ value: entry }): ToolDefinition =>
+          Object.freeze({
+            name: entry.tool.name,
+            description: entry.tool.description,
+            parameters: entry.schema,
+          })
+        ),
       );
     },
     remove(owner: string, name: string): boolean {
@@ -357,6 +373,16 @@ function prepare(owner: string, capability: ToolCapability, tool: Tool): ToolSlo
   return new ToolSlot(tool, owner, schema, standard);
 }
 
+// A copy of the plain objects and arrays of a JSON Schema; anything else is kept as it is.
+function jsonCopy(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(jsonCopy);
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  // fromEntries defines each key, so a key named "__proto__" stays a key.
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, jsonCopy(item)]));
+}
+
 function compile(schema: JsonSchema, standard: StandardProps | undefined): Check {
   if (standard !== undefined) {
     return async (value) => {
@@ -369,7 +395,10 @@ function compile(schema: JsonSchema, standard: StandardProps | undefined): Check
   return async (value) => {
     if (validator === undefined) {
       const Validator = await loadValidator();
-      validator = new Validator(schema as Record<string, unknown>, draftOf(schema), false);
+      // The validator annotates the schema it is given (its resolved URIs), so it gets a copy
+      // of its own: the registry's is frozen.
+      const own = jsonCopy(schema) as Record<string, unknown>;
+      validator = new Validator(own, draftOf(schema), false);
     }
     const outcome = validator.validate(value);
     if (outcome.valid) return { ok: true, value };

@@ -145,7 +145,7 @@ export function createWalletRegistry(options: WalletRegistryOptions = {}): Walle
   );
   return {
     install(owner: string, capability: WalletCapability, _services: PluginServices): InstallResult {
-      return book.install(owner, capability);
+      return book.install(owner, capability, _services);
     },
     entries(): readonly RegistryEntry[] {
       return book.entries();

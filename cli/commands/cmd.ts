@@ -1,5 +1,6 @@
 /**
- * `amber cmd <root> <path...> [arg]`: a slash command, headless.
+ * `amber cmd <root> <path...> [arg]`: a slash command, headless, within its `command` deadline
+ * (see `command_deadline.ts`).
  *
  * @module
  */
@@ -7,6 +8,7 @@
 import { walkCommandTree } from "@amber/core";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
+import { dispatchWithin } from "../command_deadline.ts";
 
 /** `amber cmd`. */
 export const cmdCommand: CliCommand = {
@@ -37,7 +39,8 @@ async function cmd(context: CommandContext): Promise<number> {
       `'${where}'${next} choose one of: ${node.children.map((c) => c.name).join(", ")}`,
     );
   }
-  const outcome = await host.registries.command.dispatch(rootWord, path, rest.slice(i).join(" "));
+  const arg = rest.slice(i).join(" ");
+  const outcome = await dispatchWithin(host.runtime, host.registries.command, rootWord, path, arg);
   if (outcome.ok) {
     io.out(outcome.text);
     return 0;

@@ -4,12 +4,14 @@
  * @module
  */
 
+import { PluginDependentsError } from "@amber/core";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import type { Host } from "../host.ts";
 import {
   describeBound,
   describeContributions,
+  describeDisablePlan,
   describeRequires,
   describeSchema,
   describeSource,
@@ -26,12 +28,15 @@ export const pluginsCommand: CliCommand = {
                                   config schema, contributions
   plugins enable|disable <id>     switch a plugin on or off (persisted); --cascade also
                                   switches off the active plugins that require it
+  plugins disable <id> --dry-run  print, changing nothing, the plugins that would go, in
+                                  order, and every contribution each would remove
+                                  (--cascade too; --json prints the plan as JSON)
   plugins graph                   the activation order, with each plugin's requirements
   plugins add <spec>              add a third-party plugin: a .ts/.js file or a directory,
                                   npm:<pkg>[@range] or jsr:@scope/pkg; records its sha256 in
                                   plugins.lock.json (again: accept a changed source)
   plugins remove <id>             drop an added plugin (its plugin.conf stays)`,
-  flags: ["cascade"],
+  flags: ["cascade", "dry-run", "json"],
   run: plugins,
 };
 
@@ -41,8 +46,15 @@ async function plugins(context: CommandContext): Promise<number> {
   if (context.words[0] === "add") return await addPlugin(context);
   if (context.words[0] === "remove") return await removePlugin(context);
   const host = await context.host();
-  const cascade = context.parsed.switches.has("cascade");
+  const { switches } = context.parsed;
+  const cascade = switches.has("cascade");
+  const dryRun = switches.has("dry-run");
+  const json = dryRun && switches.has("json");
   const [verb, id, ...extra] = context.words;
+  if (dryRun && verb !== "disable") throw new UsageError("--dry-run goes with plugins disable");
+  if (switches.has("json") && !dryRun) {
+    throw new UsageError("--json goes with plugins disable --dry-run");
+  }
   const verbs = ["list", "info", "enable", "disable", "graph", "add", "remove"];
   if (verb === undefined || verb === "list") {
     if (id !== undefined) throw new UsageError("plugins list takes no arguments");
@@ -82,11 +94,35 @@ async function plugins(context: CommandContext): Promise<number> {
     return 0;
   }
   if (cascade && verb !== "disable") throw new UsageError("--cascade goes with plugins disable");
+  if (dryRun) return dryRunDisable(host, id, cascade, json, io);
   const result = await host.runtime.setState(id, verb === "enable", { cascade });
   for (const other of result.cascaded) io.out(`${other}: switched off first (it requires ${id})`);
   io.out(`${id}: ${describeState(result.state)}${result.path ? ` (saved to ${result.path})` : ""}`);
   for (const other of result.unblocked) io.out(`${other}: active (it was waiting for ${id})`);
   return result.state.status === "failed" ? 1 : 0;
+}
+
+// The plan a real disable would carry out, computed by the same call, with nothing changed. A
+// disable that would strand dependents fails here as it would for real (exit 1, the same words);
+// with --json the plan is printed first, its `stranded` saying why.
+function dryRunDisable(
+  host: Host,
+  id: string,
+  cascade: boolean,
+  json: boolean,
+  io: CommandContext["io"],
+): number {
+  const plan = host.runtime.planDisable(id, { cascade });
+  if (json) io.out(JSON.stringify(plan, null, 2));
+  if (plan.stranded.length > 0) throw new PluginDependentsError(id, plan.stranded);
+  if (!json) {
+    io.out(
+      [...describeDisablePlan(plan, host.runtime.state(id)), "(dry run: nothing was changed)"].join(
+        "\n",
+      ),
+    );
+  }
+  return 0;
 }
 
 function graphLines(host: Host): string[] {

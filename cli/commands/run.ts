@@ -2,6 +2,8 @@
  * `amber run "<prompt>"`: one agent turn in the terminal, headless. The answer streams to
  * stdout, tool activity to stderr; `--json` writes the event stream as JSON lines. Ctrl-C
  * cancels the turn (the transcript keeps every committed step); a second Ctrl-C exits at once.
+ * However the turn ends (an error, a second Ctrl-C, a signal that exits), the session's id is
+ * said on stderr once the session file exists, so `--resume` can pick up the prompt.
  *
  * @module
  */
@@ -11,6 +13,7 @@ import type { ApprovalAnswer, ApprovalRequest } from "@amber/core/kernel";
 import { intOption, UsageError } from "../args.ts";
 import type { CliCommand, CommandContext, Io } from "../command.ts";
 import { AgentSession, describeEnd, exitCodeOf } from "../session/mod.ts";
+import { sanitizeText } from "../tui/lines.ts";
 import { runPrinter } from "./run_printer.ts";
 
 const APPROVALS: readonly ApprovalPolicy[] = ["ask", "auto", "deny"];
@@ -51,6 +54,17 @@ async function run(context: CommandContext): Promise<number> {
   session.ready();
   const terminal = Deno.stdin.isTerminal() && Deno.stderr.isTerminal() && !json;
 
+  let announced = false;
+  const announce = () => {
+    const id = session.id;
+    // --json said it first, as its `session` event.
+    if (announced || json || id === undefined) return;
+    announced = true;
+    io.err(`amber: session ${id} (continue with --resume ${id})`);
+  };
+  // Deno.exit (a second Ctrl-C, a signal handler) skips `finally`, but not this.
+  const onUnload = () => announce();
+  globalThis.addEventListener("unload", onUnload);
   let interrupts = 0;
   const onInterrupt = () => {
     if (++interrupts > 1) Deno.exit(130);
@@ -67,7 +81,9 @@ async function run(context: CommandContext): Promise<number> {
       ask: terminal ? (request) => askInTerminal(io, request) : undefined,
     });
     const cause = result.cause;
-    if (cause.kind !== "completed" && !json) io.err(`amber: ${describeEnd(cause)}`);
+    if (cause.kind !== "completed" && !json) {
+      io.err(`amber: ${sanitizeText(session.redact(describeEnd(cause)))}`);
+    }
     const account = session.account()!;
     if (Deno.stderr.isTerminal() && !json) {
       await Promise.race([
@@ -81,11 +97,10 @@ async function run(context: CommandContext): Promise<number> {
       });
       if (bar.text !== "") io.err(bar.text);
     }
-    if (!json) {
-      io.err(`amber: session ${session.id} (continue with --resume ${session.id})`);
-    }
     return exitCodeOf(cause);
   } finally {
+    announce();
+    globalThis.removeEventListener("unload", onUnload);
     Deno.removeSignalListener("SIGINT", onInterrupt);
     session.close();
   }

@@ -3,11 +3,16 @@
  * streams to stdout; tool activity and everything else go to stderr, so `amber run ... >
  * answer.md` captures just the answer) or, with `--json`, as JSON lines on stdout.
  *
+ * What a model or a tool wrote reaches the terminal with its control characters removed
+ * (newlines and tabs kept), so it cannot write the clipboard, clear the screen or move the
+ * cursor; JSON lines escape them instead. The session's events already have its keys redacted.
+ *
  * @module
  */
 
 import type { Io } from "../command.ts";
 import { describeEnd, type SessionListener } from "../session/mod.ts";
+import { sanitizeText } from "../tui/lines.ts";
 
 /**
  * Writes a session's events as `amber run` does.
@@ -38,31 +43,36 @@ function textPrinter(io: Io): SessionListener {
   };
   return (event) => {
     switch (event.type) {
-      case "text":
-        write(event.delta);
-        midLine = !event.delta.endsWith("\n");
+      case "text": {
+        const text = sanitizeText(event.delta);
+        if (text === "") break;
+        write(text);
+        midLine = !text.endsWith("\n");
         break;
+      }
       case "toolStart":
         endLine();
-        io.err(`⚙ ${event.summary}`);
+        io.err(`⚙ ${sanitizeText(event.summary)}`);
         break;
       case "toolEnd":
         io.err(
           event.result.ok
-            ? `  ✓ ${event.call.name} (${Math.round(event.durationMs)} ms)`
-            : `  ✗ ${event.call.name}: ${firstLine(event.result.error ?? "failed")}`,
+            ? `  ✓ ${sanitizeText(event.call.name)} (${Math.round(event.durationMs)} ms)`
+            : `  ✗ ${sanitizeText(event.call.name)}: ${
+              firstLine(sanitizeText(event.result.error ?? "failed"))
+            }`,
         );
         break;
       case "steer":
         endLine();
-        io.err(`↻ ${event.guard}: ${event.feedback}`);
+        io.err(`↻ ${sanitizeText(event.guard)}: ${sanitizeText(event.feedback)}`);
         break;
       case "end":
         endLine();
         break;
       case "retry":
       case "torn":
-        io.err(notice(event));
+        io.err(sanitizeText(notice(event)));
         break;
     }
   };
@@ -72,27 +82,36 @@ function jsonPrinter(io: Io): SessionListener {
   return (event) => {
     switch (event.type) {
       case "session":
-        io.out(JSON.stringify({ type: "session", id: event.id }));
+        io.out(jsonLine({ type: "session", id: event.id }));
         return;
       case "retry":
       case "torn":
         // Said on stderr as in text mode: they are not events of the run.
-        io.err(notice(event));
+        io.err(sanitizeText(notice(event)));
         return;
       case "end":
         if (event.cause.kind === "error") {
           // A CapabilityBoundError does not serialise on its own; its message says it all.
           io.out(
-            JSON.stringify({
-              type: "end",
-              cause: { kind: "error", message: describeEnd(event.cause) },
-            }),
+            jsonLine({ type: "end", cause: { kind: "error", message: describeEnd(event.cause) } }),
           );
           return;
         }
     }
-    io.out(JSON.stringify(event));
+    io.out(jsonLine(event));
   };
+}
+
+// JSON escapes C0 controls but not DEL and C1 (0x80-0x9f, an 8-bit CSI among them), which some
+// terminals obey: escaped too, the line parses to the same value.
+const UNESCAPED_CONTROLS = /[\u007f-\u009f]/g;
+
+function jsonLine(value: unknown): string {
+  const line = JSON.stringify(value);
+  return line.replace(
+    UNESCAPED_CONTROLS,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 function notice(

@@ -52,3 +52,12 @@ export {
   type SessionNotice,
 } from "./events.ts";
 export { type ProviderResolution, providerSnapshot, resolveProviderFor } from "./provider.ts";
+export { SessionBusyError } from "./session_lock.ts";
+export {
+  AMBER_STATE_ENTRIES,
+  type HostGate,
+  type ProtectedGateOptions,
+  ProtectedPaths,
+  protectedPathsGate,
+  type ProtectedPathsOptions,
+} from "./protected_paths.ts";

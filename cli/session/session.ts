@@ -12,7 +12,7 @@
 
 import type {
   ApprovalPolicy,
-  Dialect,
+  FileLock,
   Message,
   StateCommand,
   StatusSnapshot,
@@ -38,6 +38,9 @@ import {
 } from "../provider_settings.ts";
 import { describeEnd, type SessionEvent, type SessionListener } from "./events.ts";
 import { providerSnapshot, resolveProviderFor } from "./provider.ts";
+import { ProtectedPaths, protectedPathsGate } from "./protected_paths.ts";
+import { configuredKeys, EventRedactor, SecretRedactor } from "./redact.ts";
+import { lockSession } from "./session_lock.ts";
 
 /** Answers an approval question; `signal` is aborted when the question is moot (a cancel). */
 export type ApprovalHandler = (
@@ -95,11 +98,18 @@ export class AgentSession {
   #approval: ApprovalPolicy = "ask";
   #overrides: ProviderOverrides;
   #resolved: ResolvedProvider | undefined;
-  #dialect: Dialect | undefined;
   #client: ProviderClient | undefined;
   #key: string | undefined;
   #problem: Error | undefined;
+  // Every key the session knows of (the one in use, every configured provider's that is set):
+  // replaced in the events front ends show, in the tool results the model is sent, and in the
+  // session file.
+  #secretValues: readonly string[] = [];
+  #redactor = new SecretRedactor([]);
+  #events = new EventRedactor(this.#redactor);
   #file: SessionFile | undefined;
+  // Held while the session file is this session's to write: one writer per file.
+  #lock: FileLock | undefined;
   #history: Message[] = [];
   #state: StateCommand[] = [];
   #step = 0;
@@ -171,6 +181,14 @@ export class AgentSession {
     if (this.#problem !== undefined) throw this.#problem;
   }
 
+  /**
+   * `text` with every key the session knows of replaced by `[redacted]`: for what a front end
+   * prints that did not come as an event (an error, a diagnostic). Events come redacted.
+   */
+  redact(text: string): string {
+    return this.#redactor.redact(text);
+  }
+
   /** The conversation so far. */
   get messages(): readonly Message[] {
     return this.#history;
@@ -219,8 +237,16 @@ export class AgentSession {
     this.ready();
     const signal = options.signal ?? NEVER;
     if (this.#file === undefined) {
-      this.#file = await this.#create(newSessionId(new Date()), prompt);
-      this.#emit({ type: "session", id: this.#file.id, resumed: false });
+      const id = newSessionId(new Date());
+      const lock = await lockSession(this.host.configDir, id);
+      try {
+        this.#file = await this.#create(id, prompt);
+      } catch (error) {
+        lock.release();
+        throw error;
+      }
+      this.#lock = lock;
+      this.#emit({ type: "session", id, resumed: false });
     }
     const firstStep = this.#step;
     let next = firstStep;
@@ -241,8 +267,15 @@ export class AgentSession {
       this.#usage.promptTokens += result.usage.promptTokens;
       this.#usage.completionTokens += result.usage.completionTokens;
       return result;
+    } catch (error) {
+      // The run broke off without its result: the file (the prompt is in it before the first
+      // model call, and every committed step) is what the conversation now is.
+      await this.#reload(this.#file);
+      throw this.#redactError(error);
     } finally {
       this.#ask = undefined;
+      // Text held back as a possible start of a key goes out with the turn, however it ended.
+      this.#events.flush((event) => this.#deliver(event));
     }
   }
 
@@ -251,8 +284,18 @@ export class AgentSession {
    * "always" are forgotten. A cut-off last line is moved aside and said as a `torn` event.
    */
   async resume(id: string): Promise<{ readonly messages: readonly Message[]; tornTo?: string }> {
-    const resumed = await SessionFile.resume(this.host.configDir, id, this.#secrets());
+    // Before anything is read or a torn line moved: another process may be writing the file.
+    const lock = this.#file?.id === id ? this.#lock : await lockSession(this.host.configDir, id);
+    let resumed;
+    try {
+      resumed = await SessionFile.resume(this.host.configDir, id, this.#secrets());
+    } catch (error) {
+      if (lock !== this.#lock) lock?.release();
+      throw error;
+    }
     this.#file?.close();
+    if (lock !== this.#lock) this.#lock?.release();
+    this.#lock = lock;
     this.#file = resumed.file;
     this.#history = [...resumed.session.messages];
     this.#state = resumed.session.steps.flatMap((step) => [...(step.state ?? [])]);
@@ -269,6 +312,8 @@ export class AgentSession {
   reset(): void {
     this.#file?.close();
     this.#file = undefined;
+    this.#lock?.release();
+    this.#lock = undefined;
     this.#history = [];
     this.#state = [];
     this.#step = 0;
@@ -278,14 +323,56 @@ export class AgentSession {
   /** Closes the session file (the host is the opener's to close). */
   close(): void {
     this.#file?.close();
+    this.#lock?.release();
+    this.#lock = undefined;
+  }
+
+  async #reload(file: SessionFile): Promise<void> {
+    try {
+      const saved = await SessionFile.load(this.host.configDir, file.id);
+      this.#history = [...saved.messages];
+      this.#state = saved.steps.flatMap((step) => [...(step.state ?? [])]);
+      this.#step = saved.steps.length;
+    } catch {
+      // Unreadable now: the next turn goes on from what the session last knew.
+    }
+  }
+
+  // Every front end prints a thrown error's message: it must not carry a key either. The error
+  // keeps its class (callers tell errors apart by it), only its text changes.
+  #redactError(error: unknown): unknown {
+    if (!(error instanceof Error)) return error;
+    const message = this.#redactor.redact(error.message);
+    if (message === error.message) return error;
+    error.message = message;
+    if (error.stack !== undefined) error.stack = this.#redactor.redact(error.stack);
+    return error;
   }
 
   #emit(event: SessionEvent): void {
+    if (event.type === "session") this.host.processes.session = event.id;
+    this.#events.apply(event, (redacted) => this.#deliver(redacted));
+  }
+
+  #deliver(event: SessionEvent): void {
     for (const listener of this.#listeners) listener(event);
   }
 
-  #secrets(): string[] {
-    return this.#key === undefined ? [] : [this.#key];
+  #secrets(): readonly string[] {
+    return this.#secretValues;
+  }
+
+  // Called whenever the provider is resolved: the key in use may have changed.
+  #learnSecrets(keyEnv: string | undefined): void {
+    const env = this.#options.env ?? ((name: string) => Deno.env.get(name));
+    const values = new Set(configuredKeys(this.host, env, keyEnv));
+    if (this.#key !== undefined) values.add(this.#key);
+    for (const old of this.#secretValues) values.add(old);
+    if (values.size === this.#secretValues.length) return;
+    this.#events.flush((event) => this.#deliver(event));
+    this.#secretValues = [...values];
+    this.#redactor = new SecretRedactor(this.#secretValues);
+    this.#events = new EventRedactor(this.#redactor);
   }
 
   #describe(): string {
@@ -310,9 +397,9 @@ export class AgentSession {
       if (!resolution.ok) throw resolution.error;
       const resolved = resolution.resolved;
       this.#key = requireKey(resolved);
+      this.host.processes.withhold(this.#key);
       const dialect = resolved.flavor.dialect();
       this.#resolved = resolved;
-      this.#dialect = dialect;
       this.#client = new ProviderClient(dialect, resolved.settings, {
         onRetry: (info) =>
           this.#emit({
@@ -325,6 +412,7 @@ export class AgentSession {
     } catch (error) {
       this.#problem = error instanceof Error ? error : new Error(String(error));
     }
+    this.#learnSecrets(resolution.ok ? resolution.resolved.keyEnv : undefined);
   }
 
   // "Always" is remembered for the session (the kernel's own memory lasts one run); a gate's
@@ -348,6 +436,19 @@ export class AgentSession {
     const resolved = this.#resolved!;
     return runAgent({
       ...extra,
+      // write, edit and bash touching amber's config directory are put to the user, always.
+      hostGate: protectedPathsGate(
+        new ProtectedPaths({ configDir: this.host.configDir, workspace: this.host.workspace }),
+        {
+          refusal: () =>
+            this.#approval === "deny"
+              ? "the approval policy is deny"
+              : this.#ask === undefined
+              ? "there is no one to ask; run amber in a terminal to confirm it"
+              : undefined,
+          next: extra.hostGate,
+        },
+      ),
       runtime: this.host.runtime,
       model: this.#client!,
       modelName: resolved.model,
@@ -359,8 +460,10 @@ export class AgentSession {
       ask: this.#ask === undefined ? undefined : (request) => this.#answer(request, signal),
       maxSteps: this.#options.maxSteps ?? 50,
       signal,
+      // A tool that prints a key (a file holding one, `env`) must not hand it to the model.
+      redact: (text) => this.#redactor.redact(text),
       onResponse: (_status, headers) => {
-        const snapshot = this.#dialect?.allowanceFromHeaders?.(headers);
+        const snapshot = this.#client?.allowanceFromHeaders(headers);
         if (snapshot !== undefined) {
           this.host.registries.allowance.record(accountSettings(resolved), snapshot);
         }

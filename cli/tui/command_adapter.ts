@@ -6,11 +6,12 @@
  * @module
  */
 
-import type { CommandRoot, ToolCall } from "@amber/core";
+import type { CommandOutcome, CommandRoot, ToolCall } from "@amber/core";
 import { listSessions } from "@amber/core/kernel";
 import type { AgentSession } from "../session/mod.ts";
 import type { CommandTarget } from "./core_commands.ts";
-import { runSlash } from "./slash.ts";
+import { dispatchWithin } from "../command_deadline.ts";
+import { parseSlash } from "./slash.ts";
 import type { ToolLabel, TranscriptView } from "./transcript_view.ts";
 
 /** What the commands need of the running app. */
@@ -51,13 +52,17 @@ export class SessionCommands implements CommandTarget {
   }
 
   /**
-   * Runs a slash command line typed at the prompt: it is echoed, and its output (or its error)
-   * follows in the transcript.
+   * Runs a slash command line typed at the prompt, within its `command` deadline: it is echoed,
+   * and its output (or its error) follows in the transcript.
    */
   async dispatch(line: string): Promise<void> {
     const transcript = this.#app.transcript;
     transcript.notice(`› ${line}`, "dim");
-    const outcome = await runSlash(this.#session.host.registries.command, line);
+    const { runtime, registries } = this.#session.host;
+    const parsed = parseSlash(line, registries.command.tree());
+    const outcome: CommandOutcome = parsed === undefined
+      ? { ok: false, error: "type a command after /" }
+      : await dispatchWithin(runtime, registries.command, parsed.root, parsed.path, parsed.arg);
     if (outcome.ok) {
       if (outcome.text !== "") transcript.notice(outcome.text);
     } else transcript.notice(outcome.error, "error");

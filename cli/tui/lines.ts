@@ -53,6 +53,31 @@ export function sanitize(text: string): string {
   return text.replaceAll("\t", "    ").replace(CONTROLS, "");
 }
 
+// Everything but tab and newline; a carriage return is dealt with first.
+// deno-lint-ignore no-control-regex -- removing control characters is the point
+const BLOCK_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+// deno-lint-ignore no-control-regex -- finding control characters is the point
+const BLOCK_HAS_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+/**
+ * Makes text of many lines safe to write to a terminal as it is (`amber run`'s answer and tool
+ * lines): newlines and tabs stay, a CRLF becomes a newline, every other control character is
+ * removed. What is left of an escape sequence is plain text: no clipboard write (OSC 52), no
+ * screen clear, no cursor move, no carriage return printing over what a line said.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sanitizeText } from "./lines.ts";
+ * assert.equal(sanitizeText("a\r\nb\x1b]52;c;aGk=\x07\tc\x1b[2J"), "a\nb]52;c;aGk=\tc[2J");
+ * assert.equal(sanitizeText("safe\rfake"), "safefake");
+ * ```
+ */
+export function sanitizeText(text: string): string {
+  if (!BLOCK_HAS_CONTROL.test(text)) return text;
+  return text.replaceAll("\r\n", "\n").replace(BLOCK_CONTROLS, "");
+}
+
 /**
  * The width of a line in cells.
  *

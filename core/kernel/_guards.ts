@@ -5,18 +5,21 @@
  * @module
  */
 
-import { describeError } from "../errors.ts";
 import type { ResolvedExecutionEnv } from "../execution_env.ts";
-import type { RunEndDecision } from "../hooks.ts";
+import type { GuardInput } from "../hooks.ts";
+import { timeoutFor, withDeadline } from "../limits.ts";
 import type { Message } from "../message.ts";
 import type { PluginRuntime } from "../runtime.ts";
+import { faultText } from "./_fault_text.ts";
+import { transcriptSnapshot } from "./_snapshot.ts";
 import type { RunEvent } from "./run_types.ts";
 
 /**
  * Asks every guard of `env` in dependency order whether the run may end after step `step`, and
  * gives the feedback to steer with, or undefined when the run may end. Any steer wins over a
  * completion, and a later guard's steer over an earlier one's; each steer is emitted as it comes.
- * A guard that throws is reported and passed over.
+ * Each runs under its deadline (`timeouts.guard`) and sees a frozen transcript and state. A
+ * guard that throws, overruns or decides something malformed is reported and passed over.
  *
  * @example
  * ```ts
@@ -36,7 +39,7 @@ import type { RunEvent } from "./run_types.ts";
  * });
  * const steers: string[] = [];
  * const steer = await consultGuards(
- *   { report: () => {} },
+ *   { config: () => ({ plugins: {} }), report: () => {} },
  *   { guards: [guard("a", "run the tests"), guard("b"), guard("c", "fix the lint")] },
  *   0,
  *   [],
@@ -48,31 +51,42 @@ import type { RunEvent } from "./run_types.ts";
  * ```
  */
 export async function consultGuards(
-  runtime: Pick<PluginRuntime, "report">,
+  runtime: Pick<PluginRuntime, "config" | "report">,
   env: Pick<ResolvedExecutionEnv, "guards">,
   step: number,
   transcript: readonly Message[],
   state: ReadonlyMap<string, unknown>,
   onEvent: ((event: RunEvent) => void) | undefined,
 ): Promise<string | undefined> {
+  if (env.guards.length === 0) return undefined;
+  const input: GuardInput = Object.freeze({
+    step,
+    transcript: transcriptSnapshot(transcript, []),
+    state,
+  });
   let steer: string | undefined;
   for (const entry of env.guards) {
-    let decision: RunEndDecision;
+    const what = `run-end guard '${entry.name}' of plugin '${entry.owner}'`;
+    let decision: unknown;
     try {
-      decision = await entry.capability.decide({ step, transcript, state });
+      const ms = timeoutFor(runtime.config(), "guard", entry.owner);
+      decision = await withDeadline(() => entry.capability.decide(input), ms, what);
     } catch (error) {
-      runtime.report({
-        pluginId: entry.owner,
-        where: `run-end guard '${entry.name}'`,
-        message: describeError(error),
-        error,
-      });
+      runtime.report({ pluginId: entry.owner, where: what, message: faultText(error), error });
       continue;
     }
-    if (decision?.kind === "steer") {
+    const kind = (decision as { kind?: unknown } | null)?.kind;
+    const feedback = (decision as { feedback?: unknown } | null)?.feedback;
+    if (kind === "steer" && typeof feedback === "string" && feedback !== "") {
       // A later guard's steer overrides an earlier guard's completion (and an earlier steer).
-      steer = decision.feedback;
-      onEvent?.({ type: "steer", guard: entry.name, feedback: decision.feedback });
+      steer = feedback;
+      onEvent?.({ type: "steer", guard: entry.name, feedback });
+    } else if (kind !== "complete") {
+      runtime.report({
+        pluginId: entry.owner,
+        where: what,
+        message: "decided neither 'complete' nor 'steer' with feedback; passed over",
+      });
     }
   }
   return steer;

@@ -1,16 +1,24 @@
 /**
- * Phase hooks and the state store they change. A hook never writes the store: what it returns
- * is staged (state commands for declared keys, reminder messages for the step) and applied on
- * the commit path, so every hook of a step sees the state as of the last commit.
+ * Phase hooks and the state store they propose changes to. A hook never writes the store: it
+ * returns a proposal (state commands, reminder messages) that is checked here and staged, and the
+ * kernel applies it on the commit path. A command is kept only for a state key that the hook's
+ * own plugin declared; every hook of a step sees the same frozen snapshot of the state as of the
+ * last commit, and a frozen transcript.
  *
  * @module
  */
 
-import { describeError } from "../errors.ts";
 import type { ResolvedExecutionEnv } from "../execution_env.ts";
-import type { HookInput, PhaseHookPoint, StateCommand } from "../hooks.ts";
+import type { HookCapability, HookInput, PhaseHookPoint, StateCommand } from "../hooks.ts";
+import { timeoutFor, withDeadline } from "../limits.ts";
 import type { Message } from "../message.ts";
+import type { NamedEntry } from "../registry.ts";
 import type { PluginRuntime } from "../runtime.ts";
+import { faultText } from "./_fault_text.ts";
+import { deepFreeze, freezeMessage, transcriptSnapshot } from "./_snapshot.ts";
+
+/** What the hooks need of the runtime: its config (deadlines) and its diagnostics. */
+export type HookRuntime = Pick<PluginRuntime, "config" | "report">;
 
 /**
  * Runs the phase hooks of one run at their points.
@@ -21,19 +29,26 @@ import type { PluginRuntime } from "../runtime.ts";
  * import type { HookCapability, Message, StateCommand } from "@amber/core";
  * import { PhaseHooks } from "./_hooks.ts";
  * const reported: string[] = [];
- * const runtime = { report: (d: { message: string }) => reported.push(d.message) };
+ * const runtime = {
+ *   config: () => ({ plugins: {} }),
+ *   report: (d: { message: string }) => reported.push(d.message),
+ * };
  * const state = new Map<string, unknown>([["count", 0]]);
- * const hooks = new PhaseHooks(runtime, [], state);
+ * const hooks = new PhaseHooks(runtime, [], () => state);
  * const count: HookCapability = {
  *   kind: "hook",
  *   name: "count",
  *   point: "StepEnd",
  *   run: () => ({
- *     state: [{ op: "set", key: "count", value: 1 }, { op: "delete", key: "x" }],
+ *     state: [{ op: "set", key: "count", value: 1 }, { op: "delete", key: "theirs" }],
  *     messages: [{ role: "user", content: "reminder" }],
  *   }),
  * };
- * const declared = { kind: "state" as const, name: "count", initial: 0 };
+ * const key = (name: string, owner: string) => ({
+ *   name,
+ *   owner,
+ *   capability: { kind: "state" as const, name, initial: 0 },
+ * });
  * const env = {
  *   hooks: {
  *     StepStart: [],
@@ -42,7 +57,7 @@ import type { PluginRuntime } from "../runtime.ts";
  *     AfterTool: [],
  *     StepEnd: [{ name: "count", owner: "p", capability: count }],
  *   },
- *   stateKeys: new Map([["count", { name: "count", owner: "p", capability: declared }]]),
+ *   stateKeys: new Map([["count", key("count", "p")], ["theirs", key("theirs", "q")]]),
  * };
  * const stepMessages: Message[] = [];
  * const staged: StateCommand[] = [];
@@ -51,22 +66,25 @@ import type { PluginRuntime } from "../runtime.ts";
  * assert.deepEqual(staged, [{ op: "set", key: "count", value: 1 }]);
  * assert.equal(state.get("count"), 0);
  * assert.deepEqual(stepMessages, [{ role: "user", content: "reminder" }]);
- * assert.deepEqual(reported, ["state key 'x' is not declared by any plugin; ignored"]);
+ * assert.deepEqual(reported, [
+ *   "state key 'theirs' belongs to plugin 'q', not to 'p'; the command is ignored",
+ * ]);
  * ```
  */
 export class PhaseHooks {
-  readonly #runtime: Pick<PluginRuntime, "report">;
+  readonly #runtime: HookRuntime;
   readonly #conversation: readonly Message[];
-  readonly #state: ReadonlyMap<string, unknown>;
+  readonly #state: () => ReadonlyMap<string, unknown>;
 
   /**
-   * Creates the hooks of a run over its committed conversation and its state store, both of
-   * which the run changes in place as it commits; hook faults go to `runtime.report`.
+   * Creates the hooks of a run over its committed conversation, which the run extends in place
+   * as it commits, and `state`, which gives the frozen snapshot of the store as of the last
+   * commit; hook faults go to `runtime.report`.
    */
   constructor(
-    runtime: Pick<PluginRuntime, "report">,
+    runtime: HookRuntime,
     conversation: readonly Message[],
-    state: ReadonlyMap<string, unknown>,
+    state: () => ReadonlyMap<string, unknown>,
   ) {
     this.#runtime = runtime;
     this.#conversation = conversation;
@@ -74,10 +92,11 @@ export class PhaseHooks {
   }
 
   /**
-   * Runs the hooks at `point` of step `step` in dependency order, each seeing the committed
-   * conversation and the step's messages so far. Their reminder messages go to the end of
-   * `stepMessages`; their commands for declared keys to `staged`. A hook that throws, or a
-   * command for an undeclared key, is reported and skipped.
+   * Runs the hooks at `point` of step `step` in dependency order, each under its deadline
+   * (`timeouts.hook`), each seeing the committed conversation and the step's messages so far.
+   * Their reminder messages go to the end of `stepMessages`; their commands for keys their own
+   * plugin declared go to `staged`. A hook that throws, overruns or returns something malformed
+   * is reported and what it proposed is dropped; the others go on.
    */
   async run(
     env: Pick<ResolvedExecutionEnv, "hooks" | "stateKeys">,
@@ -89,41 +108,110 @@ export class PhaseHooks {
   ): Promise<void> {
     const hooks = env.hooks[point];
     if (hooks.length === 0) return;
-    const input: HookInput = {
+    const input: HookInput = Object.freeze({
       point,
       step,
-      transcript: [...this.#conversation, ...stepMessages],
-      state: this.#state,
-      ...(tool === undefined ? {} : { tool }),
-    };
+      transcript: transcriptSnapshot(this.#conversation, stepMessages),
+      state: this.#state(),
+      ...(tool === undefined ? {} : { tool: deepFreeze({ ...tool }) }),
+    });
     for (const entry of hooks) {
+      const what = `hook '${entry.name}' of plugin '${entry.owner}' at ${point}`;
+      let reaction: unknown;
       try {
-        const reaction = await entry.capability.run(input);
-        if (reaction?.state) {
-          for (const command of reaction.state) {
-            if (env.stateKeys.has(command.key)) staged.push(command);
-            else {
-              this.#runtime.report({
-                pluginId: entry.owner,
-                where: `hook '${entry.name}'`,
-                message: `state key '${command.key}' is not declared by any plugin; ignored`,
-              });
-            }
-          }
-        }
-        if (reaction?.messages) {
-          for (const message of reaction.messages) stepMessages.push(message);
-        }
+        const ms = timeoutFor(this.#runtime.config(), "hook", entry.owner);
+        reaction = await withDeadline(() => entry.capability.run(input), ms, what);
       } catch (error) {
-        this.#runtime.report({
-          pluginId: entry.owner,
-          where: `hook '${entry.name}' at ${point}`,
-          message: describeError(error),
-          error,
-        });
+        this.#fault(entry, what, faultText(error), error);
+        continue;
       }
+      const proposal = this.#check(env, entry, what, reaction);
+      for (const command of proposal.state) staged.push(command);
+      for (const message of proposal.messages) stepMessages.push(message);
     }
   }
+
+  // The parts of a reaction that hold, each a fresh frozen copy; every part that does not is
+  // reported. A hook that returns nothing proposes nothing.
+  #check(
+    env: Pick<ResolvedExecutionEnv, "stateKeys">,
+    entry: NamedEntry<HookCapability>,
+    what: string,
+    reaction: unknown,
+  ): { state: StateCommand[]; messages: Message[] } {
+    const proposal: { state: StateCommand[]; messages: Message[] } = { state: [], messages: [] };
+    if (reaction === undefined || reaction === null) return proposal;
+    if (typeof reaction !== "object") {
+      this.#fault(entry, what, `returned a ${typeof reaction} instead of a reaction`);
+      return proposal;
+    }
+    const { state, messages } = reaction as { state?: unknown; messages?: unknown };
+    if (state !== undefined && !Array.isArray(state)) {
+      this.#fault(entry, what, "returned `state` that is not a list of commands; ignored");
+    } else {
+      for (const command of state ?? []) {
+        const checked = checkCommand(env, entry.owner, command);
+        if (typeof checked === "string") this.#fault(entry, what, checked);
+        else proposal.state.push(checked);
+      }
+    }
+    if (messages !== undefined && !Array.isArray(messages)) {
+      this.#fault(entry, what, "returned `messages` that is not a list of messages; ignored");
+    } else {
+      for (const message of messages ?? []) {
+        const role = (message as { role?: unknown } | null)?.role;
+        const content = (message as { content?: unknown } | null)?.content;
+        if ((role === "user" || role === "system") && typeof content === "string") {
+          proposal.messages.push(freezeMessage({ role, content }));
+        } else {
+          this.#fault(
+            entry,
+            what,
+            "returned a message that is not a user or system message with text; ignored",
+          );
+        }
+      }
+    }
+    return proposal;
+  }
+
+  #fault(entry: NamedEntry<HookCapability>, where: string, message: string, error?: unknown): void {
+    this.#runtime.report({
+      pluginId: entry.owner,
+      where,
+      message,
+      ...(error === undefined ? {} : { error }),
+    });
+  }
+}
+
+// One proposed command, as a fresh frozen copy, when it is well formed and its key belongs to
+// the proposing plugin; else what is wrong with it.
+function checkCommand(
+  env: Pick<ResolvedExecutionEnv, "stateKeys">,
+  owner: string,
+  value: unknown,
+): StateCommand | string {
+  const command = value as { op?: unknown; key?: unknown; value?: unknown } | null;
+  if (typeof command !== "object" || command === null || typeof command.key !== "string") {
+    return "returned a state command without a key; ignored";
+  }
+  const key = command.key;
+  const declared = env.stateKeys.get(key);
+  if (declared === undefined) {
+    return `state key '${key}' is not declared by any plugin; the command is ignored`;
+  }
+  if (declared.owner !== owner) {
+    return `state key '${key}' belongs to plugin '${declared.owner}', not to '${owner}'; ` +
+      "the command is ignored";
+  }
+  if (command.op === "delete") return Object.freeze({ op: "delete" as const, key });
+  if (command.op === "set") {
+    // A copy: the hook may go on using its own object; the store's must not change under it.
+    const copy = deepFreeze(structuredCloneOr(command.value));
+    return Object.freeze({ op: "set" as const, key, value: copy });
+  }
+  return `state command for '${key}' has an unknown op; ignored`;
 }
 
 /**
@@ -146,7 +234,9 @@ export function seedState(
   env: Pick<ResolvedExecutionEnv, "stateKeys">,
   history: readonly StateCommand[],
 ): void {
-  for (const [key, entry] of env.stateKeys) state.set(key, entry.capability.initial);
+  for (const [key, entry] of env.stateKeys) {
+    state.set(key, deepFreeze(structuredCloneOr(entry.capability.initial)));
+  }
   for (const command of history) applyCommand(state, command);
 }
 
@@ -164,6 +254,17 @@ export function seedState(
  * ```
  */
 export function applyCommand(state: Map<string, unknown>, command: StateCommand): void {
-  if (command.op === "set") state.set(command.key, command.value);
+  if (command.op === "set") state.set(command.key, deepFreeze(command.value));
   else state.delete(command.key);
+}
+
+// A plugin's value (a declared initial value, a proposed one) is its own object: the store keeps
+// a frozen copy, so freezing never reaches into the plugin. A value that cannot be copied (it
+// holds a function, say) is frozen as it is.
+function structuredCloneOr(value: unknown): unknown {
+  try {
+    return structuredClone(value);
+  } catch {
+    return value;
+  }
 }

@@ -1,19 +1,23 @@
 /**
- * The step loop of one run. Each step re-resolves the environment, runs the phase hooks at
- * their points, calls the model, passes every tool call it asks for through the tool-call
- * pipeline, and commits the step (messages, staged state, usage) before the next one starts. A
- * text-only natural end consults the run-end guards; max steps is the backstop.
+ * The step loop of one run. Each step re-resolves the environment (live refresh) and uses that
+ * one environment throughout: its hooks, its model request, its tools, its guards. It runs the
+ * phase hooks at their points, calls the model, passes every tool call it asks for through the
+ * tool-call pipeline, and commits the step (messages, staged state, usage) before the next one
+ * starts. A text-only natural end consults the run-end guards; max steps is the backstop. The
+ * user's prompt is written to the session before the first model call, so no failure loses it.
  *
  * @module
  */
 
+import { describeError } from "../errors.ts";
 import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import type { StateCommand } from "../hooks.ts";
-import type { Message } from "../message.ts";
+import type { Message, ToolCall } from "../message.ts";
 import { consultGuards } from "./_guards.ts";
 import { applyCommand, PhaseHooks, seedState } from "./_hooks.ts";
 import { chatRequest, Reply } from "./_inference.ts";
-import { ToolCalls } from "./_tool_call.ts";
+import { freezeMessage, StateSnapshot } from "./_snapshot.ts";
+import { type AbandonedTool, ToolCalls } from "./_tool_call.ts";
 import type { EndCause, RunEvent, RunOptions, RunResult } from "./run_types.ts";
 
 const DEFAULT_MAX_STEPS = 50;
@@ -21,7 +25,7 @@ const NEVER = new AbortController().signal;
 
 type StepOutcome =
   | { kind: "continue" }
-  | { kind: "natural"; detail?: string }
+  | { kind: "natural"; detail?: string; env: ResolvedExecutionEnv }
   | { kind: "ended"; cause: EndCause };
 
 /**
@@ -60,15 +64,20 @@ export class Run {
   #promptTokens = 0;
   #completionTokens = 0;
   #stateSeeded = false;
+  #snapshot: StateSnapshot | undefined;
+  // How many of the current step's first messages are on disk already (the prompt, written
+  // before the first model call).
+  #written = 0;
 
   /** Prepares a run; nothing happens until {@linkcode Run.execute}. */
   constructor(options: RunOptions) {
     this.#o = options;
     this.#signal = options.signal ?? NEVER;
-    this.#conversation = [...(options.history ?? [])];
+    this.#conversation = (options.history ?? []).map(freezeMessage);
     this.#step = options.firstStep ?? 0;
-    this.#hooks = new PhaseHooks(options.runtime, this.#conversation, this.#state);
-    this.#tools = new ToolCalls(options, this.#state, this.#signal);
+    const state = (): ReadonlyMap<string, unknown> => this.#stateSnapshot();
+    this.#hooks = new PhaseHooks(options.runtime, this.#conversation, state);
+    this.#tools = new ToolCalls(options, state, this.#signal);
   }
 
   /** Runs steps until the run ends, and says how it ended. */
@@ -79,7 +88,12 @@ export class Run {
       return this.#finish({ kind: "cancelled" });
     }
     const maxSteps = this.#o.maxSteps ?? DEFAULT_MAX_STEPS;
-    let pending: Message[] = [{ role: "user", content: this.#o.prompt }];
+    let pending: Message[] = [freezeMessage({ role: "user", content: this.#o.prompt })];
+    if (this.#o.session !== undefined) {
+      // The first part of the step's record; the commit writes the rest under the same number.
+      await this.#o.session.append({ step: this.#step, messages: pending });
+      this.#written = pending.length;
+    }
     let cause: EndCause | undefined;
     while (cause === undefined) {
       if (this.#signal.aborted) cause = { kind: "cancelled" };
@@ -95,17 +109,18 @@ export class Run {
         cause = outcome.cause;
         break;
       }
-      // A text-only natural end: the guards decide, in dependency order; any steer wins.
+      // A text-only natural end: the guards of the step that ended decide, in dependency order;
+      // any steer wins.
       const steer = await consultGuards(
         runtime,
-        runtime.environment(),
+        outcome.env,
         this.#step - 1,
         this.#conversation,
-        this.#state,
+        this.#stateSnapshot(),
         this.#o.onEvent,
       );
       if (steer === undefined) cause = { kind: "completed", detail: outcome.detail };
-      else pending = [{ role: "user", content: steer }];
+      else pending = [freezeMessage({ role: "user", content: steer })];
     }
     return this.#finish(cause);
   }
@@ -138,11 +153,19 @@ export class Run {
     await this.#hooks.run(env, "StepStart", step, stepMessages, staged);
     await this.#hooks.run(env, "BeforeInference", step, stepMessages, staged);
 
-    const request = chatRequest(this.#o, env, this.#conversation, stepMessages);
     const reply = new Reply(this.#o.onEvent);
-    const response = await this.#o.model.stream(request, reply.sink, this.#signal);
+    let response: { readonly status: number; readonly headers: Headers; cancelled: boolean };
+    try {
+      const request = chatRequest(this.#o, env, this.#conversation, stepMessages);
+      response = await this.#o.model.stream(request, reply.sink, this.#signal);
+    } catch (error) {
+      // The model port broke its promise not to throw (a dialect's decoder, a host's sink): the
+      // step ends with the error, and what it gathered is committed like any provider failure.
+      reply.error = { message: `the model call failed: ${describeError(error)}`, retryable: false };
+      response = { status: 0, headers: new Headers(), cancelled: false };
+    }
     this.#stepsTaken++;
-    this.#o.onResponse?.(response.status, response.headers);
+    this.#response(response.status, response.headers);
     if (reply.usage !== undefined) {
       this.#promptTokens += reply.usage.promptTokens;
       this.#completionTokens += reply.usage.completionTokens;
@@ -155,7 +178,8 @@ export class Run {
         completionTokens: reply.usage?.completionTokens ?? 0,
       });
     }
-    const assistant = reply.message();
+    const said = reply.message();
+    const assistant = said === undefined ? undefined : freezeMessage(said);
     if (response.cancelled || this.#signal.aborted) {
       if (assistant !== undefined) stepMessages.push(assistant);
       const cause: EndCause = { kind: "cancelled" };
@@ -188,49 +212,73 @@ export class Run {
     await this.#hooks.run(env, "AfterInference", step, stepMessages, staged);
 
     const calls = reply.calls;
-    for (let i = 0; i < calls.length; i++) {
-      if (this.#signal.aborted) break;
+    let abandoned: AbandonedTool | undefined;
+    for (let i = 0; i < calls.length && !this.#signal.aborted && abandoned === undefined; i++) {
       const call = calls[i];
-      const result = await this.#tools.call(env, call);
-      stepMessages.push({
+      const outcome = await this.#tools.call(env, call);
+      const result = outcome.result;
+      abandoned = outcome.abandoned;
+      stepMessages.push(freezeMessage({
         role: "tool",
         toolCallId: call.id,
         name: call.name,
         content: result.ok ? result.output : `error: ${result.error ?? "the tool failed"}`,
         ...(result.ok ? {} : { isError: true }),
-      });
+      }));
       await this.#hooks.run(env, "AfterTool", step, stepMessages, staged, { call, result });
     }
-    // Calls left unanswered by a cancellation still get a result: a transcript whose assistant
-    // message asks for tools must answer each, or no provider accepts it on resume.
-    if (this.#signal.aborted) {
-      const answered = new Set(
-        stepMessages.flatMap((m) => m.role === "tool" ? [m.toolCallId] : []),
-      );
-      for (const call of calls) {
-        if (answered.has(call.id)) continue;
-        stepMessages.push({
-          role: "tool",
-          toolCallId: call.id,
-          name: call.name,
-          content: "error: cancelled by the user",
-          isError: true,
-        });
-      }
-      const cause: EndCause = { kind: "cancelled" };
+    // The turn ends early on a cancel or an abandoned tool. Calls left unanswered still get a
+    // result: a transcript whose assistant message asks for tools must answer each, or no
+    // provider accepts it on resume.
+    if (this.#signal.aborted || abandoned !== undefined) {
+      const cause: EndCause = this.#signal.aborted ? { kind: "cancelled" } : {
+        kind: "error",
+        failure: {
+          kind: "toolAbandoned",
+          message: abandoned!.message,
+          tool: abandoned!.tool,
+          pluginId: abandoned!.pluginId,
+          callId: abandoned!.callId,
+        },
+      };
+      const why = this.#signal.aborted
+        ? "cancelled by the user"
+        : `not run: the turn ended when '${abandoned!.tool}' was abandoned`;
+      answerRest(stepMessages, calls, why);
       await this.#commit(stepMessages, staged, reply.usage, cause);
       return { kind: "ended", cause };
     }
     await this.#hooks.run(env, "StepEnd", step, stepMessages, staged);
     await this.#commit(stepMessages, staged, reply.usage, undefined);
     if (calls.length > 0) return { kind: "continue" };
-    return { kind: "natural", detail: reply.finish };
+    return { kind: "natural", detail: reply.finish, env };
+  }
+
+  // The response's headers go to the host (passive allowance readouts); what the host's reader
+  // throws is reported, never a reason to lose the step.
+  #response(status: number, headers: Headers): void {
+    try {
+      this.#o.onResponse?.(status, headers);
+    } catch (error) {
+      this.#o.runtime.report({
+        pluginId: "core",
+        where: "reading the response headers",
+        message: describeError(error),
+        error,
+      });
+    }
+  }
+
+  // The store as plugin code sees it: frozen, as of the last commit that changed it.
+  #stateSnapshot(): ReadonlyMap<string, unknown> {
+    return this.#snapshot ??= new StateSnapshot(this.#state);
   }
 
   #seedState(env: ResolvedExecutionEnv): void {
     if (this.#stateSeeded) return;
     this.#stateSeeded = true;
     seedState(this.#state, env, this.#o.historyState ?? []);
+    this.#snapshot = undefined;
   }
 
   async #commit(
@@ -240,13 +288,17 @@ export class Run {
     end: EndCause | undefined,
   ): Promise<void> {
     for (const command of state) applyCommand(this.#state, command);
+    if (state.length > 0) this.#snapshot = undefined;
     const events = this.#o.runtime.events;
     const base = this.#conversation.length;
     for (const message of messages) this.#conversation.push(message);
-    if (this.#o.session !== undefined && (messages.length > 0 || end !== undefined)) {
+    const written = this.#written;
+    this.#written = 0;
+    const news = messages.length > written || state.length > 0 || usage !== undefined;
+    if (this.#o.session !== undefined && (news || end !== undefined)) {
       await this.#o.session.append({
         step: this.#step,
-        messages,
+        messages: written === 0 ? messages : messages.slice(written),
         ...(state.length > 0 ? { state } : {}),
         ...(usage ? { usage } : {}),
         ...(end ? { end: end.kind } : {}),
@@ -263,5 +315,20 @@ export class Run {
 
   #emit(event: RunEvent): void {
     this.#o.onEvent?.(event);
+  }
+}
+
+// Answers every call of `calls` that `stepMessages` has no result for yet with `why`.
+function answerRest(stepMessages: Message[], calls: readonly ToolCall[], why: string): void {
+  const answered = new Set(stepMessages.flatMap((m) => m.role === "tool" ? [m.toolCallId] : []));
+  for (const call of calls) {
+    if (answered.has(call.id)) continue;
+    stepMessages.push(freezeMessage({
+      role: "tool",
+      toolCallId: call.id,
+      name: call.name,
+      content: `error: ${why}`,
+      isError: true,
+    }));
   }
 }

@@ -1,8 +1,10 @@
 /**
  * The way of one tool call from the model's request to its result: the arguments parsed, the
- * ToolRequested event, the host gate, the plugin gates, the approval policy (and the user's
- * "always" answers, remembered for the run), then the tool or a gate's scheduled action. Every
- * call ends in exactly one `toolEnd` event and one ToolCompleted event, whatever stopped it.
+ * ToolRequested event, the gate chain (`_gates.ts`), the approval policy (and the user's "always"
+ * answers, remembered for the run), then the tool under its deadline (`_tool_deadline.ts`) or a
+ * gate's scheduled action under its own. Every call ends in exactly one `toolEnd` event and one
+ * ToolCompleted event, whatever stopped it, with its output and error passed through the run's
+ * `redact` first.
  *
  * @module
  */
@@ -10,15 +12,42 @@
 import { describeError } from "../errors.ts";
 import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import type { GateInput, GateOutcome } from "../hooks.ts";
+import { timeoutFor, withDeadline } from "../limits.ts";
 import type { ToolCall } from "../message.ts";
 import type { ToolResult } from "../tool.ts";
+import { faultText } from "./_fault_text.ts";
+import { decideGates, isToolResult } from "./_gates.ts";
+import { deepFreeze } from "./_snapshot.ts";
+import { runTool } from "./_tool_deadline.ts";
 import type { RunEvent, RunOptions } from "./run_types.ts";
 
 /** What of the run's options the tool calls use. */
 export type ToolCallOptions = Pick<
   RunOptions,
-  "runtime" | "approval" | "ask" | "hostGate" | "onEvent"
+  "runtime" | "approval" | "ask" | "hostGate" | "onEvent" | "redact"
 >;
+
+/** A tool the kernel stopped waiting for: it ignored its cancel past the grace. */
+export interface AbandonedTool {
+  /** The tool's name. */
+  readonly tool: string;
+  /** The plugin that contributed it. */
+  readonly pluginId: string;
+  /** The call. */
+  readonly callId: string;
+  /** What its result says. */
+  readonly message: string;
+  /** What stopped it: its deadline, or the user's cancel. */
+  readonly after: "deadline" | "cancel";
+}
+
+/** How one call ended: its result, and the tool when it had to be abandoned. */
+export interface CallOutcome {
+  /** The result, as it enters the conversation (redacted). */
+  readonly result: ToolResult;
+  /** Set when the tool did not stop within the grace after its cancel. */
+  readonly abandoned?: AbandonedTool;
+}
 
 /**
  * Runs the tool calls of one run, one at a time.
@@ -34,10 +63,10 @@ export type ToolCallOptions = Pick<
  * const ended: string[] = [];
  * const calls = new ToolCalls(
  *   { runtime, approval: "auto", onEvent: (event) => ended.push(event.type) },
- *   new Map(),
+ *   () => new Map(),
  *   new AbortController().signal,
  * );
- * const result = await calls.call(runtime.environment(), { id: "1", name: "x", arguments: "{" });
+ * const { result } = await calls.call(runtime.environment(), { id: "1", name: "x", arguments: "{" });
  * assert.equal(result.ok, false);
  * assert.match(result.error ?? "", /not valid JSON/);
  * assert.deepEqual(ended, ["toolEnd"]);
@@ -45,27 +74,34 @@ export type ToolCallOptions = Pick<
  */
 export class ToolCalls {
   readonly #o: ToolCallOptions;
-  readonly #state: ReadonlyMap<string, unknown>;
+  readonly #state: () => ReadonlyMap<string, unknown>;
   readonly #signal: AbortSignal;
   readonly #alwaysAllowed = new Set<string>();
 
   /**
-   * Creates the pipeline of a run; `state` is the run's state store, which gates read as it is
-   * at the call.
+   * Creates the pipeline of a run; `state` gives the frozen snapshot of the run's state store as
+   * of the last commit, which gates read.
    */
-  constructor(options: ToolCallOptions, state: ReadonlyMap<string, unknown>, signal: AbortSignal) {
+  constructor(
+    options: ToolCallOptions,
+    state: () => ReadonlyMap<string, unknown>,
+    signal: AbortSignal,
+  ) {
     this.#o = options;
     this.#state = state;
     this.#signal = signal;
   }
 
-  /** Runs one call through the whole way; never throws for a failing tool, gate or action. */
-  async call(env: ResolvedExecutionEnv, call: ToolCall): Promise<ToolResult> {
+  /**
+   * Runs one call through the whole way over the environment the step resolved at its start;
+   * never throws for a failing tool, gate or action.
+   */
+  async call(env: ResolvedExecutionEnv, call: ToolCall): Promise<CallOutcome> {
     const { runtime } = this.#o;
     const events = runtime.events;
     let args: unknown;
     try {
-      args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+      args = parseArguments(call.arguments);
     } catch (error) {
       return this.#report(call, {
         ok: false,
@@ -91,7 +127,7 @@ export class ToolCalls {
         error: `there is no tool '${call.name}'; tools: ${[...env.tools.keys()].join(", ")}`,
       }, 0);
     }
-    const gate = await this.#gates(env, call, args);
+    const gate = await this.#gates(env, call);
     if (gate.kind === "block") {
       return this.#report(call, { ok: false, output: "", error: gate.reason }, 0);
     }
@@ -134,44 +170,50 @@ export class ToolCalls {
     }
     this.#emit({ type: "toolStart", call, verb: tool.verb ?? "running", summary });
     const started = performance.now();
-    const result = await env.executeTool(call.name, args, { signal: this.#signal });
-    return this.#report(call, result, performance.now() - started);
+    const config = runtime.config();
+    const what = `tool '${call.name}' of plugin '${entry.owner}'`;
+    const run = await runTool(
+      (signal) => env.executeTool(call.name, args, { signal }),
+      {
+        deadlineMs: timeoutFor(config, "tool", entry.owner),
+        graceMs: timeoutFor(config, "toolGrace", entry.owner),
+        what,
+      },
+      this.#signal,
+    );
+    if (run.kind !== "settled") {
+      runtime.report({ pluginId: entry.owner, where: what, message: run.result.error ?? "" });
+    }
+    const outcome = this.#report(call, run.result, performance.now() - started);
+    if (run.kind !== "abandoned") return outcome;
+    return {
+      ...outcome,
+      abandoned: {
+        tool: call.name,
+        pluginId: entry.owner,
+        callId: call.id,
+        message: outcome.result.error ?? "",
+        after: run.after,
+      },
+    };
   }
 
-  // The host gate first; a host block short-circuits. Then the plugin gates in dependency order:
-  // the first that is not `allow` wins. A gate that throws blocks (fail closed) and is reported.
-  async #gates(env: ResolvedExecutionEnv, call: ToolCall, args: unknown): Promise<GateOutcome> {
-    const input: GateInput = { call, args, state: this.#state };
-    if (this.#o.hostGate !== undefined) {
-      const outcome = await this.#o.hostGate(input);
-      if (outcome.kind !== "allow") return outcome;
-    }
-    for (const entry of env.gates) {
-      let outcome: GateOutcome;
-      try {
-        outcome = await entry.capability.check(input);
-      } catch (error) {
-        this.#o.runtime.report({
-          pluginId: entry.owner,
-          where: `tool gate '${entry.name}'`,
-          message: describeError(error),
-          error,
-        });
-        return { kind: "block", reason: `tool gate '${entry.name}' of '${entry.owner}' failed` };
-      }
-      if (outcome?.kind === "block") {
-        return {
-          kind: "block",
-          reason:
-            `blocked by tool gate '${entry.name}' of plugin '${entry.owner}': ${outcome.reason}`,
-        };
-      }
-      if (outcome?.kind !== "allow") return outcome;
-    }
-    return { kind: "allow" };
+  // The gates see the call's arguments parsed afresh and frozen: what one gate does to them can
+  // reach neither a later gate nor the tool.
+  #gates(env: ResolvedExecutionEnv, call: ToolCall): Promise<GateOutcome> {
+    const hostGate = this.#o.hostGate;
+    if (hostGate === undefined && env.gates.length === 0) return Promise.resolve({ kind: "allow" });
+    const input: GateInput = Object.freeze({
+      call,
+      args: deepFreeze(parseArguments(call.arguments)),
+      state: this.#state(),
+    });
+    return decideGates(this.#o.runtime, hostGate, env.gates, input);
   }
 
-  // Undefined when the call may run, else why not.
+  // Undefined when the call may run, else why not. A confirmation a gate asked for (it carries a
+  // correlation id) is put to the user whatever the policy: `auto` does not answer it, nor does an
+  // earlier "always"; with no one to ask, or under `deny`, the answer is no.
   async #approve(
     call: ToolCall,
     args: unknown,
@@ -179,18 +221,29 @@ export class ToolCalls {
     correlationId: string | undefined,
   ): Promise<string | undefined> {
     const policy = this.#o.approval;
-    if (policy === "auto" && correlationId === undefined) return undefined;
+    const gateAsked = correlationId !== undefined;
+    if (policy === "auto" && !gateAsked) return undefined;
     if (policy === "deny") {
-      return `'${call.name}' needs approval and the approval policy is deny`;
+      return gateAsked
+        ? `a tool gate asked to confirm '${call.name}' and the approval policy is deny`
+        : `'${call.name}' needs approval and the approval policy is deny`;
     }
-    if (this.#alwaysAllowed.has(call.name) && correlationId === undefined) return undefined;
+    if (!gateAsked && this.#alwaysAllowed.has(call.name)) return undefined;
     if (this.#o.ask === undefined) {
-      return `'${call.name}' needs approval and there is no one to ask; ` +
-        "run in a terminal, or with --approve auto";
+      return gateAsked
+        ? `a tool gate asked to confirm '${call.name}' and there is no one to ask; ` +
+          "run in a terminal to answer it"
+        : `'${call.name}' needs approval and there is no one to ask; ` +
+          "run in a terminal, or with --approve auto";
     }
-    const answer = await this.#o.ask({ call, args, summary, correlationId });
-    if (answer === "always") this.#alwaysAllowed.add(call.name);
-    return answer === "deny" ? `the user denied '${call.name}'` : undefined;
+    let answer;
+    try {
+      answer = await this.#o.ask({ call, args, summary, correlationId });
+    } catch (error) {
+      return `the approval prompt for '${call.name}' failed: ${describeError(error)}`;
+    }
+    if (answer === "always" && !gateAsked) this.#alwaysAllowed.add(call.name);
+    return answer === "once" || answer === "always" ? undefined : `the user denied '${call.name}'`;
   }
 
   async #schedule(
@@ -198,7 +251,7 @@ export class ToolCalls {
     call: ToolCall,
     correlationId: string,
     actionKind: string | undefined,
-  ): Promise<ToolResult> {
+  ): Promise<CallOutcome> {
     if (actionKind === undefined) {
       return this.#report(call, { ok: true, output: `scheduled as ${correlationId}` }, 0);
     }
@@ -211,28 +264,68 @@ export class ToolCalls {
       }, 0);
     }
     const started = performance.now();
+    const what = `action '${actionKind}' of plugin '${action.owner}'`;
+    const controller = new AbortController();
+    const onCancel = (): void => controller.abort(this.#signal.reason);
+    this.#signal.addEventListener("abort", onCancel, { once: true });
+    let result: ToolResult;
     try {
-      const result = await action.capability.run({ correlationId, call });
-      return this.#report(call, result, performance.now() - started);
-    } catch (error) {
-      return this.#report(call, {
+      const ms = timeoutFor(this.#o.runtime.config(), "action", action.owner);
+      const value: unknown = await withDeadline(
+        () => action.capability.run({ correlationId, call, signal: controller.signal }),
+        ms,
+        what,
+      );
+      result = isToolResult(value) ? value : {
         ok: false,
         output: "",
-        error: `action '${actionKind}' failed: ${describeError(error)}`,
-      }, performance.now() - started);
+        error: `${what} returned something other than a tool result`,
+      };
+    } catch (error) {
+      controller.abort(error);
+      const message = faultText(error);
+      this.#o.runtime.report({ pluginId: action.owner, where: what, message, error });
+      result = { ok: false, output: "", error: `${what} ${message}` };
+    } finally {
+      this.#signal.removeEventListener("abort", onCancel);
     }
+    return this.#report(call, result, performance.now() - started);
   }
 
-  #report(call: ToolCall, result: ToolResult, durationMs: number): ToolResult {
+  #report(call: ToolCall, raw: ToolResult, durationMs: number): CallOutcome {
+    const result = this.#redacted(raw);
     const events = this.#o.runtime.events;
     this.#emit({ type: "toolEnd", call, result, durationMs });
     if (events.has("toolCompleted")) {
       events.publish("toolCompleted", { callId: call.id, name: call.name, result, durationMs });
     }
-    return result;
+    return { result };
+  }
+
+  // The run's redaction over what the model, the host and the transcript will see. A redaction
+  // that throws must not let the text through unredacted.
+  #redacted(result: ToolResult): ToolResult {
+    const redact = this.#o.redact;
+    if (redact === undefined) return result;
+    try {
+      const output = redact(result.output);
+      const error = result.error === undefined ? undefined : redact(result.error);
+      if (output === result.output && error === result.error) return result;
+      return { ...result, output, ...(error === undefined ? {} : { error }) };
+    } catch (error) {
+      return {
+        ok: false,
+        output: "",
+        error: `the tool's result was withheld: redacting it failed: ${describeError(error)}`,
+      };
+    }
   }
 
   #emit(event: RunEvent): void {
     this.#o.onEvent?.(event);
   }
+}
+
+function parseArguments(text: string): unknown {
+  return text.trim() === "" ? {} : JSON.parse(text);
 }

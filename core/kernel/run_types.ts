@@ -34,7 +34,22 @@ export type RunFailure =
     readonly status?: number;
     readonly retryable: boolean;
   }
-  | { readonly kind: "interrupted"; readonly message: string };
+  | { readonly kind: "interrupted"; readonly message: string }
+  | {
+    /**
+     * A tool ignored its cancel (at its deadline, `timeouts.tool`) for longer than the grace
+     * (`timeouts.toolGrace`): the kernel stopped waiting, committed the step with that tool's
+     * result saying so, and ended the turn, since the tool may still be changing things.
+     */
+    readonly kind: "toolAbandoned";
+    readonly message: string;
+    /** The tool's name. */
+    readonly tool: string;
+    /** The plugin that contributed it. */
+    readonly pluginId: string;
+    /** The call it answered. */
+    readonly callId: string;
+  };
 
 /** How a run ended. */
 export type EndCause =
@@ -118,8 +133,17 @@ export interface RunOptions {
   readonly temperature?: number;
   /** Passed on to the model. */
   readonly reasoningEffort?: string;
-  /** Called with each response's headers (for passive allowance readouts). */
+  /**
+   * Called with each response's headers (for passive allowance readouts). What it throws is
+   * reported as a diagnostic and the run goes on: a readout is not worth a turn.
+   */
   readonly onResponse?: (status: number, headers: Headers) => void;
+  /**
+   * Applied to every tool result's output and error before the result enters the conversation,
+   * the events and the transcript (the host removes its keys with it). When it throws, the
+   * result is withheld and replaced by an error saying so.
+   */
+  readonly redact?: (text: string) => string;
 }
 
 /** What a run did. */

@@ -79,7 +79,9 @@ const ID_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 /**
  * Parses the text of a session file. A last line without its newline that is not valid JSON is
- * returned as `torn`; any other bad line is a {@linkcode TranscriptError} naming it.
+ * returned as `torn`; any other bad line is a {@linkcode TranscriptError} naming it. Consecutive
+ * records of one step number are one step (the kernel writes a run's prompt before its first
+ * model call, and the rest of that step at its commit).
  *
  * @example
  * ```ts
@@ -131,10 +133,25 @@ export function parseSession(text: string, path: string): LoadedSession {
     if (record?.type !== "step" || !Array.isArray(record.messages)) {
       throw new TranscriptError(path, i + 1, "the line is not a step record");
     }
-    steps.push(record);
+    const last = steps.at(-1);
+    if (last !== undefined && last.step === record.step) {
+      steps[steps.length - 1] = merge(last, record);
+    } else steps.push(record);
     for (const message of record.messages) messages.push(message);
   }
   return torn === undefined ? { header, steps, messages } : { header, steps, messages, torn };
+}
+
+// One step written in two parts (its prompt before the model call, the rest at its commit) is
+// one step: the messages and state of both, the later part's time, usage and end.
+function merge(first: StepRecord, second: StepRecord): StepRecord {
+  const state = [...(first.state ?? []), ...(second.state ?? [])];
+  return {
+    ...first,
+    ...second,
+    messages: [...first.messages, ...second.messages],
+    ...(state.length > 0 ? { state } : {}),
+  };
 }
 
 /**

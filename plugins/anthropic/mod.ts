@@ -7,7 +7,6 @@
  */
 
 import { exact, type Plugin } from "@amber/core";
-import { anthropicDialect } from "@amber/providers/anthropic";
 import { providerPlugin } from "../_provider.ts";
 
 /**
@@ -18,8 +17,9 @@ import { providerPlugin } from "../_provider.ts";
  * import assert from "node:assert/strict";
  * import { createAnthropicPlugin } from "@amber/plugins/anthropic";
  * const [provider] = createAnthropicPlugin().capabilities();
- * assert.ok(provider.kind === "provider");
- * assert.notEqual(provider.dialect, undefined);
+ * assert.ok(provider.kind === "provider" && provider.dialect !== undefined);
+ * // The Messages protocol is loaded when asked for, not with the plugin.
+ * assert.equal((await provider.dialect()).flavor, "anthropic");
  * ```
  */
 export function createAnthropicPlugin(): Plugin {
@@ -32,7 +32,8 @@ export function createAnthropicPlugin(): Plugin {
       kind: "provider",
       name: "anthropic",
       flavor: "anthropic",
-      dialect: anthropicDialect,
+      // Loaded when a session speaks this flavor: amber starts without it.
+      dialect: async () => (await import("@amber/providers/anthropic")).anthropicDialect(),
       presets: [{
         name: "anthropic",
         flavor: "anthropic",

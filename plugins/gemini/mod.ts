@@ -6,7 +6,6 @@
  */
 
 import { exact, type Plugin } from "@amber/core";
-import { geminiDialect } from "@amber/providers/gemini";
 import { providerPlugin } from "../_provider.ts";
 
 /**
@@ -17,8 +16,9 @@ import { providerPlugin } from "../_provider.ts";
  * import assert from "node:assert/strict";
  * import { createGeminiPlugin } from "@amber/plugins/gemini";
  * const [provider] = createGeminiPlugin().capabilities();
- * assert.ok(provider.kind === "provider");
+ * assert.ok(provider.kind === "provider" && provider.dialect !== undefined);
  * assert.equal(provider.flavor, "gemini");
+ * assert.equal((await provider.dialect()).flavor, "gemini");
  * ```
  */
 export function createGeminiPlugin(): Plugin {
@@ -31,7 +31,8 @@ export function createGeminiPlugin(): Plugin {
       kind: "provider",
       name: "gemini",
       flavor: "gemini",
-      dialect: geminiDialect,
+      // Loaded when a session speaks this flavor: amber starts without it.
+      dialect: async () => (await import("@amber/providers/gemini")).geminiDialect(),
       presets: [{
         name: "gemini",
         flavor: "gemini",

@@ -7,7 +7,6 @@
  */
 
 import { exact, type Plugin } from "@amber/core";
-import { openaiResponsesDialect } from "@amber/providers/openai-responses";
 import { providerPlugin } from "../_provider.ts";
 
 const BASE_URL = "https://api.openai.com/v1";
@@ -53,7 +52,9 @@ export function createOpenaiPlugin(): Plugin {
         kind: "provider",
         name: "openai_responses",
         flavor: "openai_responses",
-        dialect: openaiResponsesDialect,
+        // Loaded when a session speaks this flavor: amber starts without it.
+        dialect: async () =>
+          (await import("@amber/providers/openai-responses")).openaiResponsesDialect(),
         presets: [{
           name: "openai-responses",
           flavor: "openai_responses",

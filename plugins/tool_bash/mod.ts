@@ -5,7 +5,14 @@
  * @module
  */
 
-import type { FromJsonSchema, Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
+import type {
+  FromJsonSchema,
+  Plugin,
+  PluginServices,
+  ProcessPolicy,
+  Tool,
+  ToolResult,
+} from "@amber/core";
 import { defineTool } from "@amber/core";
 import { describeError, resolvePath, toolError } from "../_workspace.ts";
 import {
@@ -46,8 +53,10 @@ type BashArgs = FromJsonSchema<typeof PARAMETERS>;
  * Creates the `tool_bash` plugin, which contributes the `bash` tool.
  *
  * `bash` runs `bash -c <command>` in the workspace root as the leader of its own process group,
- * with stdin closed, stderr merged into stdout in order, and the parent's environment minus every
- * variable named `*_API_KEY` or `*_TOKEN` (whose values are also redacted from the output). It
+ * with stdin closed, stderr merged into stdout in order, and the environment of the host's
+ * process policy (`services.host.processes`): the parent's without its secrets, whose values are
+ * also redacted from the output; without a host policy, without the usual secret shapes. The
+ * host also tracks the group, to stop it when amber exits or is signalled. It
  * returns the output, cut to its last 30,000 characters with the cut stated, and the exit code; a
  * non-zero code is reported, not an error, since the command did run. The timeout (default 2
  * min, at most 10) and the run's cancel signal stop the whole group: SIGTERM, then SIGKILL after
@@ -93,7 +102,7 @@ function bashTool(services: PluginServices): Tool<BashArgs> {
       const short = line.length > 80 ? `${line.slice(0, 77)}...` : line;
       return `$ ${short}${command.includes("\n") ? " ..." : ""}`;
     },
-    execute: (args, context) => runBash(root, args, context.signal),
+    execute: (args, context) => runBash(root, args, context.signal, services.host.processes),
   });
 }
 
@@ -119,10 +128,15 @@ class TailBuffer {
   }
 }
 
-async function runBash(root: string, args: BashArgs, signal: AbortSignal): Promise<ToolResult> {
+async function runBash(
+  root: string,
+  args: BashArgs,
+  signal: AbortSignal,
+  processes: ProcessPolicy | undefined,
+): Promise<ToolResult> {
   if (signal.aborted) return toolError("cancelled before the command started");
   const timeoutMs = Math.min(args.timeout_ms ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
-  const { env, secrets } = childEnvironment();
+  const { env, secrets } = processes?.environment() ?? childEnvironment();
   const output = new TailBuffer(MAX_OUTPUT_CHARS);
   let group: ProcessGroup;
   try {
@@ -136,6 +150,8 @@ async function runBash(root: string, args: BashArgs, signal: AbortSignal): Promi
   } catch (error) {
     return toolError(`cannot run bash: ${describeError(error)}`);
   }
+  // The host stops it if amber exits or is signalled mid-command, and finds it after a kill -9.
+  processes?.track(group, ["bash", "-c", args.command]);
 
   let ended: "timeout" | "cancelled" | undefined;
   const onAbort = (): void => {

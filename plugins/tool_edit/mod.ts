@@ -15,6 +15,17 @@ import {
   toolError,
   writeAtomic,
 } from "../_workspace.ts";
+import {
+  hasUtf8Bom,
+  invalidUtf8At,
+  lineEndings,
+  lineOfByte,
+  toCrlf,
+  toLf,
+  utf16Bom,
+  UTF8_BOM,
+  withUtf8Bom,
+} from "../_text_bytes.ts";
 import { toolPlugin } from "../tool_plugin.ts";
 
 const PARAMETERS = {
@@ -54,8 +65,12 @@ const LISTED_LINES = 20;
  * `new_string`, `old_string` is not there (naming the line of a match that differs only in
  * whitespace, if there is one) or is there several times without `replace_all` (listing the
  * lines). The file is written atomically and the result shows the changed region with line
- * numbers. A CRLF file is matched with LF text from the model and keeps its line ends. It asks for
- * approval only for a path outside the workspace.
+ * numbers. It asks for approval only for a path outside the workspace.
+ *
+ * No byte outside the replaced text changes: a UTF-8 byte order mark stays; a CRLF file is matched
+ * with the LF text models send, and the new text gets the file's CRLF line ends; a file that is
+ * not valid UTF-8 (or is UTF-16) is refused, naming the first bad byte, rather than rewritten
+ * with replacement characters.
  *
  * @example
  * ```ts
@@ -116,20 +131,51 @@ async function edit(root: string, args: EditArgs): Promise<ToolResult> {
     }
     return toolError(`cannot edit ${shown}: ${describeError(error)}`);
   }
+  const utf16 = utf16Bom(bytes);
+  if (utf16 !== undefined) {
+    return toolError(
+      `cannot edit ${shown}: it is ${utf16} text, and edit changes only UTF-8 files; ` +
+        "convert it with bash (iconv) first, or replace it whole with write",
+    );
+  }
   if (looksBinary(bytes)) return toolError(`cannot edit ${shown}: it is a binary file`);
-  const content = new TextDecoder().decode(bytes);
+  const bom = hasUtf8Bom(bytes);
+  const body = bom ? bytes.subarray(UTF8_BOM.length) : bytes;
+  const bad = invalidUtf8At(body);
+  if (bad !== -1) {
+    const offset = bad + (bom ? UTF8_BOM.length : 0);
+    // Decoding would turn each bad byte into U+FFFD and writing back would change it.
+    return toolError(
+      `cannot edit ${shown}: it is not valid UTF-8 (the first bad byte is at offset ${offset}, ` +
+        `on line ${lineOfByte(bytes, offset)}), and editing it as text would change bytes ` +
+        "outside old_string. Convert it to UTF-8 with bash (e.g. iconv), or replace it whole " +
+        "with write.",
+    );
+  }
+  const content = new TextDecoder("utf-8", { ignoreBOM: true }).decode(body);
+  const endings = lineEndings(content);
 
   let oldString = args.old_string;
-  let newString = args.new_string;
+  // A CRLF file keeps CRLF in what is put in, whichever line ends the model wrote.
+  let newString = endings === "crlf" ? toCrlf(args.new_string) : args.new_string;
   let found = occurrences(content, oldString);
-  if (found.length === 0 && content.includes("\r\n") && !oldString.includes("\r")) {
-    // Models send LF; a CRLF file matches with its own line ends and keeps them.
-    const crlf = (text: string): string => text.replaceAll("\r\n", "\n").replaceAll("\n", "\r\n");
-    const converted = crlf(oldString);
+  if (found.length === 0 && endings !== "lf" && !oldString.includes("\r")) {
+    // Models send LF; a CRLF file (or CRLF region of a mixed one) matches with its own line ends.
+    const converted = toCrlf(oldString);
     const again = occurrences(content, converted);
     if (again.length > 0) {
       oldString = converted;
-      newString = crlf(newString);
+      newString = toCrlf(newString);
+      found = again;
+    }
+  }
+  if (found.length === 0 && endings !== "crlf" && oldString.includes("\r\n")) {
+    // CRLF text against an LF file (or LF region): match and insert with LF.
+    const converted = toLf(oldString);
+    const again = occurrences(content, converted);
+    if (again.length > 0) {
+      oldString = converted;
+      newString = toLf(newString);
       found = again;
     }
   }
@@ -169,7 +215,8 @@ async function edit(root: string, args: EditArgs): Promise<ToolResult> {
   parts.push(content.slice(from));
   const updated = parts.join("");
   try {
-    await writeAtomic(path, new TextEncoder().encode(updated));
+    const encoded = new TextEncoder().encode(updated);
+    await writeAtomic(path, bom ? withUtf8Bom(encoded) : encoded);
   } catch (error) {
     return toolError(`cannot write ${shown}: ${describeError(error)}`);
   }

@@ -13,6 +13,7 @@ import {
   resolvePath,
   toolError,
 } from "../_workspace.ts";
+import { utf16Bom, Utf8Validator } from "../_text_bytes.ts";
 import { toolPlugin } from "../tool_plugin.ts";
 
 /** How many lines `read` returns when the call does not say. */
@@ -52,9 +53,11 @@ type ReadArgs = FromJsonSchema<typeof PARAMETERS>;
  *
  * `read` returns lines as `   12\tcontent`, from `offset` (1-based, default 1) for `limit` lines
  * (default 2000), clips lines over 2000 characters, stops early once it has 200,000 characters,
- * and ends with a trailer saying how many lines remain when it stopped before the end. A directory, a binary file (a NUL byte in its first 8 KiB) or a
- * missing file is an error result. It is read-only and asks for approval only for a path outside
- * the workspace (symlinks followed).
+ * and ends with a trailer saying how many lines remain when it stopped before the end. A file
+ * that is not valid UTF-8 is shown with U+FFFD for its bad bytes and a note naming the first one
+ * (offset and line), since edit refuses such a file. A directory, a binary file (a NUL byte in
+ * its first 8 KiB), a UTF-16 file or a missing file is an error result. It is read-only and asks
+ * for approval only for a path outside the workspace (symlinks followed).
  *
  * @example
  * ```ts
@@ -152,6 +155,9 @@ async function readWindow(
   let sniffed = false;
   let total = 0;
   let endsWithNewline = true;
+  const validator = new Utf8Validator();
+  let badAt = -1; // Where the first invalid UTF-8 sequence starts, in bytes.
+  let badLine = 0;
 
   const take = (text: string): void => {
     partialLength += text.length;
@@ -182,10 +188,22 @@ async function readWindow(
     if (n === null) break;
     const chunk = buffer.subarray(0, n);
     if (!sniffed) {
+      const utf16 = total === 0 ? utf16Bom(chunk) : undefined;
+      if (utf16 !== undefined) {
+        return toolError(
+          `cannot read ${shown}: it is ${utf16} text, which read does not decode; convert it ` +
+            "with bash (e.g. iconv -f UTF-16 -t UTF-8) to read it",
+        );
+      }
       sniffed = total + n >= SNIFF_BYTES;
       if (chunk.subarray(0, SNIFF_BYTES - total).includes(0)) {
         return toolError(`cannot read ${shown}: it is a binary file`);
       }
+    }
+    if (badAt === -1) {
+      badAt = validator.feed(chunk);
+      // A sequence begun in the previous chunk holds no newline, so it is on the current line.
+      if (badAt !== -1) badLine = line + newlinesBefore(chunk, badAt - total);
     }
     total += n;
     endsWithNewline = chunk[n - 1] === 10;
@@ -201,6 +219,10 @@ async function readWindow(
       line++;
       start = newline + 1;
     }
+  }
+  if (badAt === -1) {
+    badAt = validator.finish();
+    badLine = line;
   }
   // The last line has no newline after it, or the file is empty.
   const lines = total === 0 ? 0 : endsWithNewline ? line - 1 : line;
@@ -225,7 +247,22 @@ async function readWindow(
         `read with offset=${last + 1} to continue]`,
     );
   }
+  if (badAt !== -1) {
+    out.push(
+      "",
+      `[${shown} is not valid UTF-8: the first bad byte is at offset ${badAt}, on line ` +
+        `${badLine}; bad bytes are shown as \uFFFD. edit will not change this file; convert it ` +
+        "to UTF-8 (e.g. with iconv) or replace it whole with write]",
+    );
+    return { ok: true, output: out.join("\n"), data: { lines, utf8: false } };
+  }
   return { ok: true, output: out.join("\n"), data: { lines } };
+}
+
+function newlinesBefore(chunk: Uint8Array, end: number): number {
+  let count = 0;
+  for (let at = chunk.indexOf(10); at !== -1 && at < end; at = chunk.indexOf(10, at + 1)) count++;
+  return count;
 }
 
 async function directoryError(path: string, shown: string): Promise<string> {

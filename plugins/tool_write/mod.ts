@@ -14,7 +14,18 @@ import {
   toolError,
   writeAtomic,
 } from "../_workspace.ts";
+import {
+  hasUtf8Bom,
+  invalidUtf8At,
+  lineEndings,
+  toCrlf,
+  UTF8_BOM,
+  withUtf8Bom,
+} from "../_text_bytes.ts";
 import { toolPlugin } from "../tool_plugin.ts";
+
+// Files larger than this are replaced without looking at their conventions.
+const CONVENTION_LIMIT = 8 * 1024 * 1024;
 
 const PARAMETERS = {
   type: "object",
@@ -38,6 +49,12 @@ type WriteArgs = FromJsonSchema<typeof PARAMETERS>;
  * never sees half a file, an existing file keeps its permissions), and reports the bytes written
  * and whether it created or overwrote the file. It asks for approval only for a path outside the
  * workspace (symlinks followed).
+ *
+ * Over an existing UTF-8 text file, `write` keeps the file's conventions, as an editor saving
+ * over it would: a byte order mark stays, and when every line break was CRLF the new content's
+ * line breaks are written as CRLF (unless the content has carriage returns of its own). The
+ * result says which it kept. A symlink is written through, never replaced; a new file gets the
+ * content exactly as given.
  *
  * @example
  * ```ts
@@ -79,28 +96,55 @@ async function write(root: string, args: WriteArgs): Promise<ToolResult> {
   const shown = displayPath(root, path);
   let existed = false;
   let before = 0;
+  let kept: Conventions = { bom: false, crlf: false };
   try {
     const info = await Deno.stat(path);
     if (info.isDirectory) return toolError(`cannot write ${shown}: it is a directory`);
     existed = true;
     before = info.size;
+    if (info.isFile && info.size <= CONVENTION_LIMIT) {
+      kept = conventionsOf(await Deno.readFile(path), args.content);
+    }
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) {
       return toolError(`cannot write ${shown}: ${describeError(error)}`);
     }
   }
-  const bytes = new TextEncoder().encode(args.content);
+  const text = new TextEncoder().encode(kept.crlf ? toCrlf(args.content) : args.content);
+  const bytes = kept.bom ? withUtf8Bom(text) : text;
   try {
     await writeAtomic(path, bytes);
   } catch (error) {
     return toolError(`cannot write ${shown}: ${describeError(error)}`);
   }
   const size = `${bytes.length} byte${bytes.length === 1 ? "" : "s"}`;
+  const keptWords = [kept.crlf ? "CRLF line ends" : "", kept.bom ? "UTF-8 byte order mark" : ""]
+    .filter((word) => word !== "").join(" and ");
   return {
     ok: true,
     output: existed
-      ? `Overwrote ${shown} (${size}; it had ${before})`
+      ? `Overwrote ${shown} (${size}; it had ${before})${
+        keptWords === "" ? "" : `; kept its ${keptWords}`
+      }`
       : `Created ${shown} (${size})`,
-    data: { path, bytes: bytes.length, created: !existed },
+    data: { path, bytes: bytes.length, created: !existed, ...kept },
   };
+}
+
+interface Conventions {
+  readonly bom: boolean;
+  readonly crlf: boolean;
+}
+
+// What of the old file's form the new content takes on; nothing unless the old file is UTF-8
+// text and the content does not already say otherwise.
+function conventionsOf(old: Uint8Array, content: string): Conventions {
+  const bom = hasUtf8Bom(old);
+  const body = bom ? old.subarray(UTF8_BOM.length) : old;
+  if (body.subarray(0, 8192).includes(0) || invalidUtf8At(body) !== -1) {
+    return { bom: false, crlf: false };
+  }
+  const crlf = lineEndings(new TextDecoder().decode(body)) === "crlf" &&
+    content.includes("\n") && !content.includes("\r");
+  return { bom: bom && !content.startsWith("\uFEFF"), crlf };
 }

@@ -157,6 +157,11 @@ Deno.test("a missing key names the variable; an unreachable server names the URL
   ]);
   strictEqual(unreachable.code, 1);
   match(unreachable.err, /http:\/\/127\.0\.0\.1:9\/v1\/chat\/completions/);
+  // The network being down loses nothing: the prompt is in the session the run names.
+  const [id] = await sessionIds(tmp.dir);
+  match(unreachable.err, new RegExp(`amber: session ${id} \\(continue with --resume ${id}\\)`));
+  const loaded = await SessionFile.load(tmp.dir, id);
+  deepStrictEqual(loaded.messages[0], { role: "user", content: "hi" });
 });
 
 Deno.test("a process killed with kill -9 mid-run leaves a transcript that loads and resumes", async () => {
@@ -204,4 +209,71 @@ Deno.test("Ctrl-C cancels the run, commits the transcript and exits 130", async 
   strictEqual(loaded.steps.at(-1)?.end, "cancelled");
   deepStrictEqual(loaded.messages, [{ role: "user", content: "wait" }]);
   await server.close();
+});
+
+Deno.test("the prompt is on disk before the first model call: kill -9 loses nothing, --resume sends it", async () => {
+  await using tmp = await tempDir();
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script({ text: "never", fault: { kind: "slowFirstByte", delayMs: 60_000 } });
+  const url = `${server.url}/v1`;
+  const child = command(tmp.dir, tmp.dir, ["run", "remember me", "--base-url", url]).spawn();
+  for (let i = 0; i < 200 && server.chats.length < 1; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  strictEqual(server.chats.length, 1);
+  child.kill("SIGKILL");
+  await child.status;
+  await child.stdout.cancel();
+  await child.stderr.cancel();
+  const [id] = await sessionIds(tmp.dir);
+  const loaded = await SessionFile.load(tmp.dir, id);
+  deepStrictEqual(loaded.messages, [{ role: "user", content: "remember me" }]);
+
+  server.script({ text: "remembered" });
+  const resumed = await amber(tmp.dir, tmp.dir, [
+    "run",
+    "go on",
+    "--resume",
+    id,
+    "--base-url",
+    url,
+  ]);
+  strictEqual(resumed.code, 0, resumed.err);
+  const body = server.chats[1].body as { messages: { role: string; content: string | null }[] };
+  deepStrictEqual(body.messages.filter((m) => m.role === "user").map((m) => m.content), [
+    "remember me",
+    "go on",
+  ]);
+});
+
+Deno.test("Ctrl-C twice exits at once, still says the session id, and the prompt is kept", async () => {
+  await using tmp = await tempDir();
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  // A command that shrugs off the first cancel keeps the step from committing before the second.
+  const stubborn = "touch started; trap '' TERM; sleep 10";
+  server.script({ toolCalls: [{ name: "bash", arguments: { command: stubborn } }] });
+  const child = command(tmp.dir, tmp.dir, [
+    "run",
+    "keep me",
+    "--approve",
+    "auto",
+    "--base-url",
+    `${server.url}/v1`,
+  ]).spawn();
+  const started = async () => await Deno.stat(`${tmp.dir}/started`).then(() => true, () => false);
+  for (let i = 0; i < 200 && !(await started()); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill("SIGINT");
+  await new Promise((r) => setTimeout(r, 200));
+  child.kill("SIGINT");
+  const output = await child.output();
+  strictEqual(output.code, 130);
+  const [id] = await sessionIds(tmp.dir);
+  match(
+    new TextDecoder().decode(output.stderr),
+    new RegExp(`amber: session ${id} \\(continue with --resume ${id}\\)`),
+  );
+  const loaded = await SessionFile.load(tmp.dir, id);
+  deepStrictEqual(loaded.messages.slice(0, 1), [{ role: "user", content: "keep me" }]);
 });

@@ -2,7 +2,10 @@
 // against the fake provider on loopback, real session files on disk.
 
 import assert from "node:assert/strict";
+import { exact, type Plugin } from "@amber/core";
 import type { ApprovalRequest } from "@amber/core/kernel";
+import { makeBundledPlugins } from "@amber/plugins";
+import { openaiDialect } from "@amber/providers/openai";
 import { SessionFile } from "@amber/core/kernel";
 import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
 import { type Host, openHost } from "../../cli/host.ts";
@@ -241,4 +244,109 @@ Deno.test("core's contributions install for core with the host's workspace and s
     await Deno.remove(configDir, { recursive: true });
     await Deno.remove(workspace, { recursive: true });
   }
+});
+
+// A provider plugin whose dialect fails to make its first stream decoder, with an error naming
+// the key it holds; later streams decode as OpenAI's do.
+function brittleWire(baseUrl: string): Plugin {
+  let broken = true;
+  return {
+    id: "brittle",
+    version: "1.0.0",
+    name: "Brittle",
+    bound: { flavors: exact("brittle"), presets: exact("brittle") },
+    initialize: () => true,
+    shutdown: () => {},
+    capabilities: () => [{
+      kind: "provider",
+      name: "brittle",
+      flavor: "brittle",
+      dialect: () => ({
+        ...openaiDialect(),
+        flavor: "brittle",
+        decoder: () => {
+          if (!broken) return openaiDialect().decoder();
+          broken = false;
+          throw new Error(`the decoder broke holding ${KEY}`);
+        },
+      }),
+      presets: [{
+        name: "brittle",
+        flavor: "brittle",
+        baseUrl,
+        defaultModel: "fake-model",
+        requiresKey: true,
+        keyEnv: "OPENAI_API_KEY",
+      }],
+    }],
+  };
+}
+
+Deno.test("a turn that breaks off keeps the prompt in the file and the session goes on from it", async () => {
+  const configDir = await Deno.makeTempDir({ prefix: "amber-session-" });
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script({ text: "never decoded" }, { text: "fine now" });
+  const session = await AgentSession.open({
+    openHost: (services) =>
+      openHost({
+        ...services,
+        configDir,
+        workspace: configDir,
+        thirdParty: false,
+        plugins: [...makeBundledPlugins(), brittleWire(`${server.url}/v1`)],
+      }),
+    overrides: { provider: "brittle" },
+    env: (name) => name === "OPENAI_API_KEY" ? KEY : undefined,
+  });
+  try {
+    assert.equal(session.problem, undefined);
+    const outcome = await session.turn("keep me").then((r) => r.cause, (e: unknown) => e);
+    const said = outcome instanceof Error ? outcome.message : JSON.stringify(outcome);
+    assert.equal(said.includes(KEY), false, `the key is in what is said: ${said}`);
+    const id = session.id!;
+    const saved = await SessionFile.load(configDir, id);
+    assert.deepEqual(saved.messages[0], { role: "user", content: "keep me" });
+    assert.deepEqual(session.messages[0], { role: "user", content: "keep me" });
+
+    // The next turn continues the conversation the file holds, the prompt that broke off in it.
+    const next = await session.turn("go on");
+    assert.equal(next.cause.kind, "completed");
+    const sent = server.chats.at(-1)!.body as { messages: { role: string; content: string }[] };
+    assert.deepEqual(sent.messages.filter((m) => m.role === "user").map((m) => m.content), [
+      "keep me",
+      "go on",
+    ]);
+    assert.equal(session.id, id);
+  } finally {
+    session.close();
+    await session.host.close();
+    await Deno.remove(configDir, { recursive: true });
+  }
+});
+
+Deno.test("a turn that throws says no key, and the next turn goes on from the file", async () => {
+  await using s = await open([{ text: "never seen" }, { text: "answered" }]);
+  const { session } = s;
+  // A front end whose rendering throws breaks the turn off mid-step.
+  let broken = true;
+  session.subscribe((event) => {
+    if (event.type !== "stepStart" || !broken) return;
+    broken = false;
+    throw new Error(`the view broke on ${KEY}`);
+  });
+  await assert.rejects(session.turn("first prompt"), (error: unknown) => {
+    assert.ok(error instanceof Error);
+    assert.equal(error.message, "the view broke on [redacted]");
+    assert.equal(error.stack?.includes(KEY), false);
+    return true;
+  });
+  assert.deepEqual(session.messages, [{ role: "user", content: "first prompt" }]);
+  await session.turn("second prompt");
+  const sent = s.server.chats.at(-1)!.body as { messages: { role: string; content: string }[] };
+  assert.deepEqual(sent.messages.filter((m) => m.role === "user").map((m) => m.content), [
+    "first prompt",
+    "second prompt",
+  ]);
+  const saved = await SessionFile.load(s.configDir, session.id!);
+  assert.deepEqual(saved.steps.map((step) => step.step), [0, 1]);
 });

@@ -11,6 +11,7 @@ import {
 } from "@amber/core";
 import { pluginStatePath } from "../../core/plugin_state.ts";
 import { capabilityOf, contents, makePlugin, makeRuntime, tempDir } from "../_helpers.ts";
+import { type Fault, faultyRegistries } from "./_faulty_registries.ts";
 
 Deno.test("registration never activates; start activates what is on", async () => {
   let initialized = 0;
@@ -390,4 +391,71 @@ Deno.test("stop deactivates everything without touching state files", async () =
   strictEqual(registries.tool.list().length, 0);
   strictEqual(runtime.state("a").status, "registered");
   await rejects(() => Deno.stat(pluginStatePath(tmp.dir, "a")), Deno.errors.NotFound);
+});
+
+// ---- the safety net: what a misbehaving registry kept is swept ----
+
+Deno.test("a failed activation sweeps what a registry kept: a leaky install and a take-back that threw", async () => {
+  const diagnostics: Diagnostic[] = [];
+  const faults = new Map<string, Fault>([
+    ["tool_kept", { remove: "throws", first: false }],
+    ["p_leak", { install: "throws", leaky: true }],
+  ]);
+  const registries = faultyRegistries(faults);
+  const { runtime } = makeRuntime({ registries, onDiagnostic: (d) => diagnostics.push(d) });
+  const before = contents(registries);
+  runtime.register(makePlugin("leaky", [capabilityOf("tool", "kept"), {
+    kind: "prompt",
+    name: "p_leak",
+    priority: 400,
+    render: () => "leak",
+  }]));
+  await runtime.start();
+  const state = runtime.state("leaky");
+  strictEqual(state.status, "failed");
+  match(state.status === "failed" ? state.reason : "", /capability 'p_leak' \(prompt\) failed/);
+  deepStrictEqual(contents(registries), before, "nothing of the failed plugin is left");
+  strictEqual(registries.tool.get("t_kept"), undefined);
+  strictEqual(registries.prompt.assemble([]).messages.length, 0);
+  const where = diagnostics.map((d) => `${d.where}: ${d.message}`);
+  ok(where.includes("remove of 'tool_kept': remove of 'tool_kept' broke"), where.join("\n"));
+  ok(where.some((w) => /^unwind: purged .*t_kept/.test(w)), where.join("\n"));
+});
+
+Deno.test("a live refresh whose old contribution's remove throws leaves no residue and installs the new set", async () => {
+  const faults = new Map<string, Fault>([["tool_old", { remove: "throws", first: false }]]);
+  const registries = faultyRegistries(faults);
+  const { runtime } = makeRuntime({ registries });
+  const face = { version: 0 };
+  runtime.register(
+    makePlugin("live", () => [capabilityOf("tool", face.version === 0 ? "old" : "new")], {
+      liveVersion: () => face.version,
+    }),
+  );
+  await runtime.start();
+  face.version = 1;
+  deepStrictEqual(runtime.refresh().refreshed, ["live"]);
+  deepStrictEqual([...runtime.environment().tools.keys()], ["t_new"]);
+  deepStrictEqual(registries.tool.entries(), [{ id: "t_new", owner: "live" }]);
+  await runtime.stop();
+  deepStrictEqual(registries.tool.entries(), []);
+});
+
+Deno.test("a live refresh whose new install leaks keeps the previous environment, and nothing of the new set", async () => {
+  const faults = new Map<string, Fault>([["tool_new", { install: "throws", leaky: true }]]);
+  const registries = faultyRegistries(faults);
+  const { runtime } = makeRuntime({ registries });
+  const face = { version: 0 };
+  runtime.register(
+    makePlugin("live", () => [capabilityOf("tool", face.version === 0 ? "old" : "new")], {
+      liveVersion: () => face.version,
+    }),
+  );
+  await runtime.start();
+  face.version = 1;
+  deepStrictEqual(runtime.refresh().failed, ["live"]);
+  deepStrictEqual(registries.tool.entries(), [{ id: "t_old", owner: "live" }]);
+  deepStrictEqual(runtime.ledger.contributions("live").map((c) => c.name), ["tool_old"]);
+  await runtime.stop();
+  deepStrictEqual(registries.tool.entries(), []);
 });

@@ -2,7 +2,7 @@
 // renders segments and panels, dispatches commands, reaches a provider plugin's presets through
 // the fake provider, and holds plugins to the ledger invariant on disable.
 
-import { deepStrictEqual, match, ok, rejects, strictEqual, throws } from "node:assert/strict";
+import { deepStrictEqual, match, ok, rejects, strictEqual } from "node:assert/strict";
 import {
   any,
   type Capability,
@@ -188,7 +188,7 @@ Deno.test("a provider plugin's preset is pointed at the fake provider and stream
   await using server = await FakeProvider.start({ encoders: [geminiEncoder] });
   server.script({ text: "Hi from the fake!", usage: { promptTokens: 3, completionTokens: 4 } });
   await using host = await testPlugin(createGeminiPlugin(), { registries: createRegistries() });
-  const { preset, dialect, settings } = host.provider("gemini", {
+  const { preset, dialect, settings } = await host.provider("gemini", {
     baseUrl: server.url,
     apiKey: "test-key",
   });
@@ -204,7 +204,7 @@ Deno.test("a provider plugin's preset is pointed at the fake provider and stream
     "Hi from the fake!",
   );
   strictEqual(server.requests.length, 1);
-  throws(() => host.provider("nope"), /unknown preset 'nope'; presets: gemini/);
+  await rejects(host.provider("nope"), /unknown preset 'nope'; presets: gemini/);
 });
 
 Deno.test("createTestTodos keeps a frozen copy", () => {

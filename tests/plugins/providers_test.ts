@@ -176,10 +176,10 @@ Deno.test("each flavor resolves to its plugin's dialect; OpenAI-compatible prese
   for (const flavor of ["anthropic", "gemini", "openai_responses"]) {
     const resolved = providers.resolveFlavor(flavor);
     strictEqual(resolved.fellBack, false);
-    strictEqual(resolved.dialect().flavor, flavor);
+    strictEqual((await resolved.dialect()).flavor, flavor);
   }
   strictEqual(providers.resolveFlavor("openai").owner, "core");
-  strictEqual(providers.resolveFlavor("openai").dialect().flavor, "openai");
+  strictEqual((await providers.resolveFlavor("openai").dialect()).flavor, "openai");
   for (const create of [createOpenrouterPlugin, createGroqPlugin, createLocalPlugin]) {
     for (const capability of create().capabilities()) {
       if (capability.kind === "provider") strictEqual(capability.dialect, undefined);

@@ -1,9 +1,11 @@
 // The bash tool with real subprocesses: output order, cap, exit codes, timeout, cancellation of
-// the whole process group, and keys kept out of the child's environment and the output.
+// the whole process group, keys kept out of the child's environment and the output (the usual
+// secret shapes, and the host's policy: the key in use, provider keys, passEnv), and tracking.
 
-import { match, ok, strictEqual } from "node:assert/strict";
-import type { ToolResult } from "@amber/core";
+import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
+import type { ProcessPolicy, ToolResult } from "@amber/core";
 import { createToolBashPlugin } from "@amber/plugins/tool_bash";
+import { HostProcesses } from "../../cli/host_processes.ts";
 import { makeRuntime } from "../_helpers.ts";
 
 async function bashHarness() {
@@ -157,6 +159,74 @@ Deno.test("bash: keys never reach the child or the output", async () => {
     match(result.output, /^KEY=\[redacted\]$/m);
   } finally {
     for (const name of [...names, "AMBER_TEST_PLAIN"]) Deno.env.delete(name);
+  }
+});
+
+Deno.test("bash: the usual secret shapes never reach the child", async () => {
+  const names = ["AMBER_T_SECRET", "AMBER_T_PASSWORD", "AMBER_T_PAT", "AMBER_T_CREDENTIALS"];
+  names.push("AMBER_T_KEY", "amber_t_db_password");
+  names.forEach((name, i) => Deno.env.set(name, `value-${i}-0123456789`));
+  try {
+    await using h = await bashHarness();
+    const result = await h.bash({ command: "env" });
+    strictEqual(result.ok, true);
+    for (const name of names) ok(!result.output.includes(name), name);
+    ok(!result.output.includes("-0123456789"));
+  } finally {
+    for (const name of names) Deno.env.delete(name);
+  }
+});
+
+Deno.test("bash: the host's policy: the key in use under any name, provider keys, passEnv", async () => {
+  const key = "sk-in-use-0123456789";
+  const vars: Record<string, string> = {
+    AMBER_T_ODD: key, // the key in use, oddly named and listed in passEnv: withheld
+    AMBER_T_AUTH_HEADER: `Bearer ${key}`, // holds it: withheld
+    AMBER_T_LLM_AUTH: "llm-provider-secret-42", // a provider's key variable: withheld
+    AMBER_T_COPY: "llm-provider-secret-42", // a copy of that key under a plain name: withheld
+    AMBER_T_GH_TOKEN: "ghp-passed-on-purpose", // listed in passEnv: passed
+    AMBER_T_PLAIN: "plain-value",
+  };
+  for (const [name, value] of Object.entries(vars)) Deno.env.set(name, value);
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "amber-bash-" }));
+  const processes = new HostProcesses({
+    policy: () => ({
+      passEnv: ["AMBER_T_ODD", "AMBER_T_GH_TOKEN"],
+      keyNames: ["AMBER_T_LLM_AUTH"],
+    }),
+  });
+  processes.withhold(key);
+  const tracked: string[][] = [];
+  const policy: ProcessPolicy = {
+    environment: () => processes.environment(),
+    track(group, command) {
+      tracked.push([...command]);
+      processes.track(group, command);
+    },
+  };
+  const { runtime, registries } = makeRuntime({
+    workspace: { root },
+    host: { processes: policy },
+    allOn: true,
+  });
+  runtime.register(createToolBashPlugin());
+  await runtime.start();
+  try {
+    await Deno.writeTextFile(`${root}/key.txt`, `${key}\n`);
+    const result = await registries.tool.execute("bash", { command: "env | sort; cat key.txt" }, {
+      signal: new AbortController().signal,
+    });
+    strictEqual(result.ok, true);
+    const lines = result.output.split("\n").filter((line) => line.startsWith("AMBER_T_"));
+    deepStrictEqual(lines, ["AMBER_T_GH_TOKEN=ghp-passed-on-purpose", "AMBER_T_PLAIN=plain-value"]);
+    match(result.output, /^\[redacted\]$/m);
+    ok(!result.output.includes(key));
+    deepStrictEqual(tracked, [["bash", "-c", "env | sort; cat key.txt"]]);
+    strictEqual(processes.running, 0, "the command ended, so the host no longer tracks it");
+  } finally {
+    for (const name of Object.keys(vars)) Deno.env.delete(name);
+    await runtime.stop();
+    await Deno.remove(root, { recursive: true });
   }
 });
 

@@ -1,9 +1,11 @@
 // The process tools over the CLI's real job service: start, read, stop, exit codes, the output
-// cap, keys kept out, and dispose stopping every process group.
+// cap, keys kept out (by the host's policy when there is one), tracking by the host, and dispose
+// stopping every process group.
 
 import { deepStrictEqual, match, ok, rejects, strictEqual } from "node:assert/strict";
 import type { ToolResult } from "@amber/core";
 import { createToolProcessPlugin } from "@amber/plugins/tool_process";
+import { HostProcesses } from "../../cli/host_processes.ts";
 import { createJobService, type JobServiceOptions } from "../../cli/jobs.ts";
 import { makeRuntime } from "../_helpers.ts";
 
@@ -159,6 +161,41 @@ Deno.test("jobs: keys are stripped from the environment and redacted", async () 
     );
   } finally {
     Deno.env.delete("AMBER_JOB_TEST_API_KEY");
+  }
+});
+
+Deno.test("jobs: the host's policy sets the environment and tracks every job", async () => {
+  const key = "sk-job-in-use-0123456789";
+  Deno.env.set("AMBER_JOB_ODD", key);
+  Deno.env.set("AMBER_JOB_PASSWORD", "hunter2-hunter2");
+  Deno.env.set("AMBER_JOB_GH_TOKEN", "ghp-on-purpose");
+  const processes = new HostProcesses({
+    policy: () => ({ passEnv: ["AMBER_JOB_ODD", "AMBER_JOB_GH_TOKEN"] }),
+  });
+  processes.withhold(key);
+  try {
+    await using h = await processHarness({ processes });
+    const command = 'echo "[$AMBER_JOB_ODD][$AMBER_JOB_PASSWORD][$AMBER_JOB_GH_TOKEN]"; sleep 100';
+    okOutput(await h.call("process_start", { command }));
+    strictEqual(processes.running, 1);
+    const { output } = await until(async () => {
+      const read = await h.jobs.read("j1");
+      return read.output === "" ? undefined : read;
+    });
+    strictEqual(output, "[][][ghp-on-purpose]\n");
+    // The host stops what it tracks (as on SIGTERM), and the job service sees the job end.
+    await processes.stopAll();
+    strictEqual(processes.running, 0);
+    deepStrictEqual(h.jobs.list()[0], {
+      id: "j1",
+      command: ["bash", "-c", command],
+      running: false,
+      exitCode: 143,
+    });
+  } finally {
+    for (const name of ["AMBER_JOB_ODD", "AMBER_JOB_PASSWORD", "AMBER_JOB_GH_TOKEN"]) {
+      Deno.env.delete(name);
+    }
   }
 });
 

@@ -1,0 +1,273 @@
+// Containment end to end: real `amber` subprocesses with real third-party plugins that are
+// careless (a promise nobody awaits, a throw from a timer) or hang (a top-level await, an
+// initialize, a command handler that never settles), and the deadlines of wallet polls.
+
+import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
+import { join } from "node:path";
+import { SessionFile } from "@amber/core/kernel";
+import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
+import { createWalletRegistry } from "@amber/registries/wallets";
+import { EventBus } from "@amber/core";
+import { tempDir } from "../_helpers.ts";
+import { type Result, runAmber } from "./_subprocess.ts";
+
+const KEY = { OPENAI_API_KEY: "sk-test-key-1234" };
+
+function amber(configDir: string, ...args: string[]): Promise<Result> {
+  return runAmber(configDir, args, { env: { INIT_CWD: configDir, ...KEY } });
+}
+
+async function sha256(path: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// The lock entry `amber plugins add` would write; written by hand for a plugin that cannot be
+// added because it hangs while loading (the lock format is documented).
+async function writeLock(configDir: string, id: string, file: string): Promise<void> {
+  const url = `file://${file}`;
+  await Deno.writeTextFile(
+    join(configDir, "plugins.lock.json"),
+    JSON.stringify({
+      version: 1,
+      plugins: [{
+        id,
+        name: id,
+        version: "1.0.0",
+        spec: file,
+        kind: "file",
+        specifier: url,
+        resolved: url,
+        sha256: await sha256(file),
+        addedAt: new Date(0).toISOString(),
+      }],
+    }),
+  );
+}
+
+async function lines(path: string): Promise<number> {
+  try {
+    return (await Deno.readTextFile(path)).split("\n").filter((line) => line !== "").length;
+  } catch {
+    return 0;
+  }
+}
+
+async function faultRecord(configDir: string): Promise<Record<string, Record<string, unknown>>> {
+  try {
+    return JSON.parse(await Deno.readTextFile(join(configDir, "faults.json"))).plugins;
+  } catch {
+    return {};
+  }
+}
+
+const CARELESS = `export default (api) => ({
+  id: "careless",
+  version: "1.0.0",
+  name: "Careless",
+  bound: { tools: api.exact("careless") },
+  initialize: () => true,
+  shutdown() {},
+  capabilities: () => [{
+    kind: "tool",
+    name: "careless",
+    tools: [{
+      name: "careless",
+      description: "Forgets an await, and throws from a timer.",
+      parameters: { type: "object", properties: {} },
+      readOnly: true,
+      execute: () => {
+        Promise.reject(new Error("forgot to await this"));
+        setTimeout(() => { throw new Error("thrown from a timer"); }, 0);
+        return { ok: true, output: "done" };
+      },
+    }],
+  }],
+});
+`;
+
+Deno.test("amber run contains a plugin's floating rejection and timer throw, names the plugin, and finishes the turn", async () => {
+  await using tmp = await tempDir();
+  const config = join(tmp.dir, "config");
+  const pluginDir = join(tmp.dir, "careless");
+  await Deno.mkdir(pluginDir, { recursive: true });
+  await Deno.writeTextFile(join(pluginDir, "mod.js"), CARELESS);
+  const added = await amber(config, "plugins", "add", join(pluginDir, "mod.js"));
+  strictEqual(added.code, 0, added.err);
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script(
+    { toolCalls: [{ name: "careless", arguments: {} }] },
+    { text: "All done." },
+  );
+  const result = await amber(config, "run", "go", "--base-url", `${server.url}/v1`);
+  strictEqual(result.code, 0, result.err);
+  strictEqual(result.out, "All done.");
+  match(
+    result.err,
+    /amber: plugin 'careless' \(a promise nobody awaited rejected \(a forgotten await\?\)\): forgot to await this \(at file:\/\/.*careless\/mod\.js\)/,
+  );
+  match(
+    result.err,
+    /amber: plugin 'careless' \(an uncaught error \(thrown from a timer or a callback\)\): thrown from a timer \(at file:\/\/.*careless\/mod\.js\)/,
+  );
+  ok(!/^\s+at /m.test(result.err), `no raw stack: ${result.err}`);
+  strictEqual(server.chats.length, 2, "the turn went on to the second model call");
+  // Both steps were committed to the session file.
+  const [id] = [...Deno.readDirSync(join(config, "sessions"))].map((e) => e.name.slice(0, -6));
+  strictEqual((await SessionFile.load(config, id)).steps.length, 2);
+  // Remembered for amber doctor.
+  const faults = (await faultRecord(config)).careless?.faults as { where: string }[];
+  deepStrictEqual(faults.map((f) => f.where).sort(), [
+    "a promise nobody awaited rejected (a forgotten await?)",
+    "an uncaught error (thrown from a timer or a callback)",
+  ]);
+});
+
+Deno.test("an import that hangs is abandoned at its deadline, held, and imported again after amber plugins enable", async () => {
+  await using tmp = await tempDir();
+  const config = join(tmp.dir, "config");
+  await Deno.mkdir(config, { recursive: true });
+  await Deno.writeTextFile(join(config, "config.yaml"), "timeouts:\n  import: 300\n");
+  const marker = join(tmp.dir, "imported.txt");
+  const file = join(tmp.dir, "hang.js");
+  await Deno.writeTextFile(
+    file,
+    `Deno.writeTextFileSync(${JSON.stringify(marker)}, "imported\\n", { append: true });
+await new Promise((resolve) => setTimeout(resolve, 60_000));
+export default { id: "hang", version: "1.0.0", name: "Hang", initialize: () => true,
+  shutdown() {}, capabilities: () => [] };
+`,
+  );
+  await writeLock(config, "hang", file);
+
+  let started = performance.now();
+  const first = await amber(config, "plugins", "list");
+  // The hung import's timer would keep the process for a minute: it ends when the command does.
+  ok(performance.now() - started < 20_000, "the process did not wait for the abandoned import");
+  strictEqual(first.code, 0, first.err);
+  match(first.err, /the import of plugin 'hang' did not finish within 300 ms/);
+  match(first.err, /amber does not import it again until `amber plugins enable hang`/);
+  match(first.out, /hang/);
+  strictEqual(await lines(marker), 1);
+  strictEqual((await faultRecord(config)).hang?.hold !== undefined, true);
+
+  started = performance.now();
+  const second = await amber(config, "plugins", "list");
+  strictEqual(second.code, 0, second.err);
+  match(
+    second.err,
+    /not imported: its import hung at .*`amber plugins enable hang` tries it again/,
+  );
+  strictEqual(await lines(marker), 1, "not imported again");
+
+  const enabled = await amber(config, "plugins", "enable", "hang");
+  match(enabled.out, /hang: failed: .*amber imports it again at its next start/);
+  strictEqual((await faultRecord(config)).hang, undefined, "enable clears the record");
+  const third = await amber(config, "plugins", "list");
+  match(third.err, /did not finish within 300 ms/);
+  strictEqual(await lines(marker), 2, "imported again after enable");
+});
+
+Deno.test("an initialize that hangs is held from the next start on, until amber plugins enable", async () => {
+  await using tmp = await tempDir();
+  const config = join(tmp.dir, "config");
+  await Deno.mkdir(config, { recursive: true });
+  await Deno.writeTextFile(
+    join(config, "config.yaml"),
+    "timeouts:\n  plugins:\n    slowstart:\n      initialize: 300\n",
+  );
+  const marker = join(tmp.dir, "initialized.txt");
+  const pluginDir = join(tmp.dir, "slowstart");
+  await Deno.mkdir(pluginDir, { recursive: true });
+  await Deno.writeTextFile(
+    join(pluginDir, "mod.js"),
+    `export default { id: "slowstart", version: "1.0.0", name: "Slow start",
+  initialize: () => {
+    Deno.writeTextFileSync(${JSON.stringify(marker)}, "init\\n", { append: true });
+    return new Promise((resolve) => setTimeout(() => resolve(true), 60_000));
+  },
+  shutdown() {}, capabilities: () => [] };
+`,
+  );
+  // Written by hand: `amber plugins add` would start it, and so be the first to wait for it.
+  await writeLock(config, "slowstart", join(pluginDir, "mod.js"));
+
+  const started = performance.now();
+  const first = await amber(config, "plugins", "info", "slowstart");
+  ok(performance.now() - started < 20_000, "the process did not wait for the abandoned initialize");
+  match(first.err, /initialize did not finish within 300 ms/);
+  match(first.err, /amber does not start it again until `amber plugins enable slowstart`/);
+  strictEqual(await lines(marker), 1);
+
+  const second = await amber(config, "plugins", "info", "slowstart");
+  match(second.out, /state: failed: not started: its initialize hung at /);
+  strictEqual(await lines(marker), 1, "initialize was not called again");
+
+  const enabled = await amber(config, "plugins", "enable", "slowstart");
+  match(enabled.out, /initialize did not finish within 300 ms/);
+  strictEqual(await lines(marker), 2, "enable tries it again at once");
+});
+
+Deno.test("amber cmd abandons a command handler at its deadline and says so", async () => {
+  await using tmp = await tempDir();
+  const config = join(tmp.dir, "config");
+  await Deno.mkdir(config, { recursive: true });
+  await Deno.writeTextFile(join(config, "config.yaml"), "timeouts:\n  command: 300\n");
+  const pluginDir = join(tmp.dir, "stuck");
+  await Deno.mkdir(pluginDir, { recursive: true });
+  await Deno.writeTextFile(
+    join(pluginDir, "mod.js"),
+    `export default (api) => ({ id: "stuck", version: "1.0.0", name: "Stuck",
+  bound: { commands: api.exact("stuck") },
+  initialize: () => true, shutdown() {},
+  capabilities: () => [{ kind: "command", name: "cmd", root: "stuck", help: "Never answers",
+    subtree: { go: { help: "Go" } },
+    handlers: { go: () => new Promise((resolve) => setTimeout(() => resolve("late"), 60_000)) } }],
+});
+`,
+  );
+  strictEqual((await amber(config, "plugins", "add", join(pluginDir, "mod.js"))).code, 0);
+  const started = performance.now();
+  const result = await amber(config, "cmd", "stuck", "go");
+  ok(performance.now() - started < 20_000, "the process did not wait for the handler");
+  strictEqual(result.code, 1);
+  match(
+    result.err,
+    /amber: command '\/stuck go' of plugin 'stuck' did not finish within 300 ms; it was abandoned/,
+  );
+  const faults = (await faultRecord(config)).stuck?.faults as { where: string }[];
+  deepStrictEqual(faults.map((f) => f.where), ["command '/stuck go'"]);
+});
+
+Deno.test("a wallet poll gives up at its owner's configured wallet deadline", async () => {
+  const wallets = createWalletRegistry();
+  let signal: AbortSignal | undefined;
+  wallets.install("deepseek", {
+    kind: "wallet",
+    name: "balance",
+    provider: "deepseek",
+    fetch: (request) => {
+      signal = request.signal;
+      return new Promise(() => {});
+    },
+  }, {
+    owner: "deepseek",
+    tools: { get: () => undefined, list: () => [] },
+    events: new EventBus(),
+    config: () => ({
+      plugins: {},
+      timeouts: { wallet: 60_000, plugins: { deepseek: { wallet: 30 } } },
+    }),
+    host: {},
+    workspace: { root: "/tmp" },
+  });
+  const settings = { provider: "deepseek", baseUrl: "https://api.deepseek.com", apiKey: "k" };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<string>((resolve) => timer = setTimeout(() => resolve("late"), 2_000));
+  const outcome = await Promise.race([wallets.refresh(settings).then(() => "settled"), late]);
+  clearTimeout(timer);
+  wallets.dispose();
+  strictEqual(outcome, "settled");
+  strictEqual(signal?.aborted, true);
+  strictEqual(wallets.readout(settings), "-");
+});
