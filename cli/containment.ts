@@ -86,7 +86,17 @@ export function containStrayErrors(sink: StrayErrorSink): Disposable {
   };
 }
 
-/** Says that work past its deadline was left running; see {@linkcode hasAbandonedWork}. */
+/**
+ * Says that work past its deadline was left running; see {@linkcode hasAbandonedWork}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hasAbandonedWork, noteAbandonedWork } from "./containment.ts";
+ * noteAbandonedWork();
+ * assert.equal(hasAbandonedWork(), true);
+ * ```
+ */
 export function noteAbandonedWork(): void {
   abandoned++;
 }
@@ -106,7 +116,21 @@ export function hasAbandonedWork(): boolean {
   return abandoned > 0;
 }
 
-/** The source files (URLs) in `error`'s stack, innermost first, without repeats. */
+/**
+ * The source files (URLs) in `error`'s stack, innermost first, without repeats; none for a
+ * value that is not an Error.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { stackFiles } from "./containment.ts";
+ * const error = new Error("x");
+ * error.stack = "Error: x\n    at f (file:///p/a.ts:1:2)\n    at file:///p/b.ts:3:4\n" +
+ *   "    at g (file:///p/a.ts:5:6)";
+ * assert.deepEqual(stackFiles(error), ["file:///p/a.ts", "file:///p/b.ts"]);
+ * assert.deepEqual(stackFiles("no stack"), []);
+ * ```
+ */
 export function stackFiles(error: unknown): string[] {
   const stack = error instanceof Error ? error.stack ?? "" : "";
   const files: string[] = [];

@@ -37,6 +37,12 @@ import { registerThirdPartyPlugins } from "./third_party.ts";
 import type { ProviderOverrides } from "./provider_settings.ts";
 import { providerSnapshot, resolveProviderFor } from "./session/provider.ts";
 
+/**
+ * After SIGTERM or SIGHUP, how long a front end that cancels (one that gave the host a `signal`)
+ * gets to end on its own, once the processes tools started are stopped, before amber exits (ms).
+ */
+export const SIGNAL_EXIT_GRACE_MS = 5000;
+
 /** Options of {@linkcode openHost}. */
 export interface HostOptions {
   /** The config directory; see `configDir` in @amber/core for the default. */
@@ -63,11 +69,6 @@ export interface HostOptions {
    * status segments); they install as core's do.
    */
   readonly frontEnd?: FrontEndContributions;
-  /**
-   * Leaves the processes an earlier amber left running (after a kill -9) alone instead of
-   * stopping them at start, for a command that only lists them; false by default.
-   */
-  readonly keepLeftovers?: boolean;
 }
 
 /** A started host. */
@@ -111,6 +112,11 @@ export interface Host {
  * that plugin before anything starts: while the plugin is off, its flavor fails loudly (naming
  * the plugin) instead of silently falling back to `openai` and speaking the wrong protocol.
  *
+ * While the plugins start, it stops what an earlier amber, killed before it could, left running
+ * (see `leftovers.ts`), and says so through `onDiagnostic`. The processes tools start get the
+ * environment of `host.processes` (without amber's secrets; `secrets.passEnv` in config.yaml
+ * passes named ones) and are stopped on SIGTERM, SIGHUP and exit.
+ *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -137,7 +143,8 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       }),
   });
   const workspace = options.workspace ?? Deno.cwd();
-  if (options.keepLeftovers !== true) await stopEarlierLeftovers(dir, options.onDiagnostic);
+  // Looked for while the plugins start; done before any tool can start a process.
+  const leftovers = stopEarlierLeftovers(dir, options.onDiagnostic);
   // What tools start gets the environment without amber's secrets, and is stopped when amber is
   // signalled or exits; the policy is read at each start, as the configuration is live.
   const processes = new HostProcesses({
@@ -150,6 +157,8 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       };
     },
     onDiagnostic: options.onDiagnostic,
+    // A front end with a cancel signal ends a turn on SIGTERM itself (`amber run` commits it).
+    exitGraceMs: options.signal === undefined ? 0 : SIGNAL_EXIT_GRACE_MS,
   });
   // Jobs start processes only when a tool asks, so every host can offer them; they are all
   // stopped when the host closes.
@@ -178,12 +187,15 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   installCore(registries, core, contributions.first, true);
   const plugins = options.plugins ?? makeBundledPlugins();
   for (const plugin of plugins) runtime.register(plugin);
-  const added = options.thirdParty === false ? [] : await registerThirdPartyPlugins(runtime, dir, faults);
+  const added = options.thirdParty === false
+    ? []
+    : await registerThirdPartyPlugins(runtime, dir, faults);
   claimFlavors(registries, [...plugins, ...added]);
   faults.start(runtime);
   await runtime.start();
   installCore(registries, core, contributions.last, false);
   processes.listen();
+  await leftovers;
   return {
     runtime,
     registries,

@@ -25,6 +25,12 @@ export interface HostProcessesOptions {
   readonly policy?: () => EnvPolicy;
   /** Receives what went wrong recording a process. */
   readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
+  /**
+   * After SIGTERM or SIGHUP, once every group is stopped: how long a front end that handles the
+   * signal itself (`amber run` cancels the turn and commits it) gets to end on its own before
+   * amber exits anyway (ms); 0, exit at once, by default.
+   */
+  readonly exitGraceMs?: number;
 }
 
 interface Live {
@@ -43,9 +49,14 @@ interface Live {
  * import assert from "node:assert/strict";
  * import { startProcessGroup } from "@amber/plugins/process_group";
  * import { HostProcesses } from "./host_processes.ts";
- * const processes = new HostProcesses({ policy: () => ({ keys: ["sk-in-use-0001"] }) });
- * const { env } = processes.environment();
- * assert.equal(Object.values(env).includes("sk-in-use-0001"), false);
+ * // The key in use is withheld under any name, even one passed on purpose.
+ * Deno.env.set("AN_ODD_NAME", "sk-in-use-0001");
+ * const processes = new HostProcesses({ policy: () => ({ passEnv: ["AN_ODD_NAME"] }) });
+ * processes.withhold("sk-in-use-0001");
+ * const { env, secrets } = processes.environment();
+ * Deno.env.delete("AN_ODD_NAME");
+ * assert.equal(env.AN_ODD_NAME, undefined);
+ * assert.deepEqual(secrets, ["sk-in-use-0001"]);
  * const group = await startProcessGroup({
  *   argv: ["sleep", "100"],
  *   cwd: Deno.cwd(),
@@ -122,10 +133,10 @@ export class HostProcesses implements ProcessPolicy {
   }
 
   /**
-   * Answers SIGTERM and SIGHUP by stopping every group and then exiting (143 or 129), and sends
-   * the groups SIGTERM at any other exit. The handlers are installed when the first group is
-   * tracked: a command that starts no process pays nothing for them (~0.7 ms).
-   * {@linkcode HostProcesses.close} undoes it.
+   * Answers SIGTERM and SIGHUP by stopping every group and then exiting (143 or 129; after
+   * `exitGraceMs` when the process has not ended by then), and sends the groups SIGTERM at any
+   * other exit. The handlers are installed when the first group is tracked: a command that
+   * starts no process pays nothing for them (~0.7 ms). {@linkcode HostProcesses.close} undoes it.
    */
   listen(): void {
     this.#listening = true;
@@ -146,9 +157,15 @@ export class HostProcesses implements ProcessPolicy {
     if (this.#armed) return;
     this.#armed = true;
     globalThis.addEventListener("unload", this.#onUnload);
+    const graceMs = this.#options.exitGraceMs ?? 0;
     for (const [signal, code] of STOPPING_SIGNALS) {
       const handler = (): void => {
-        this.stopAll().finally(() => Deno.exit(code));
+        this.stopAll().finally(() => {
+          // Unreferenced: a front end that ends on its own within the grace ends the process
+          // with its own exit code; only one that hangs meets this timer.
+          const timer = setTimeout(() => Deno.exit(code), graceMs);
+          if (graceMs > 0) Deno.unrefTimer(timer);
+        });
       };
       try {
         Deno.addSignalListener(signal, handler);

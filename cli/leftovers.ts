@@ -3,7 +3,8 @@
  * and stopped by the next start. A record names the group's leader by pid plus the process's
  * start time (a pid alone may since belong to someone else), the command, the session, and the
  * amber process that owns it; it lives in `<config dir>/processes/` from the group's start to its
- * end. A record is a leftover when its owner is gone and its leader is still the same process.
+ * end. A record is a leftover when its owner is gone and its group still runs: its leader is
+ * still the same process, or the leader has exited while others of its group run on.
  *
  * @module
  */
@@ -36,7 +37,7 @@ export interface ProcessRecord extends ProcessIdentity {
   readonly startedAt: string;
 }
 
-/** A recorded process group whose amber is gone while its leader still runs. */
+/** A recorded process group whose amber is gone while the group still runs. */
 export type Leftover = ProcessRecord;
 
 /** What {@linkcode recordProcess} records besides the group's identity. */
@@ -201,8 +202,10 @@ export async function recordProcess(
 }
 
 /**
- * The recorded process groups whose amber is gone while their leader still runs, oldest first.
- * Reads only: records of groups that have ended are left for {@linkcode stopLeftovers} to clear.
+ * The recorded process groups whose amber is gone while the group still runs, oldest first: the
+ * leader is still the process recorded (same pid, same start time), or it has exited while
+ * others of its group run on. Reads only: records of groups that have ended are left for
+ * {@linkcode stopLeftovers} to clear.
  *
  * @example
  * ```ts
@@ -291,7 +294,7 @@ async function readRecords(configDir: string): Promise<Entry[]> {
       return { state: "unreadable", path };
     }
     if (await isAlive(record.owner)) return { state: "owned", path, record };
-    return { state: await isAlive(record) ? "leftover" : "ended", path, record };
+    return { state: await groupRuns(record) ? "leftover" : "ended", path, record };
   }));
 }
 
@@ -309,16 +312,29 @@ function parseRecord(value: unknown): ProcessRecord {
   return record;
 }
 
+// Whether the recorded group still runs: its leader, still the process recorded; or, the leader
+// gone, other members of its group. The kernel hands out no pid that is still a group's id, so
+// while members remain, no other process can have taken the leader's pid, and the group is ours.
+async function groupRuns(leader: ProcessIdentity): Promise<boolean> {
+  const startTime = await processStartTime(leader.pid);
+  if (startTime !== undefined) return startTime === leader.startTime;
+  const table = await outputOf("ps", ["-e", "-o", "pgid=,stat="]);
+  return (table ?? "").split("\n").some((line) => {
+    const [pgid, stat] = line.trim().split(/\s+/);
+    return Number(pgid) === leader.pid && stat !== undefined && !stat.startsWith("Z");
+  });
+}
+
 async function stopGroup(leader: ProcessIdentity, graceMs: number): Promise<void> {
-  // Checked right before signalling: the pid must still be the recorded process.
-  if (!(await isAlive(leader))) return;
+  // Checked right before signalling: the pid must still be the recorded group's.
+  if (!(await groupRuns(leader))) return;
   signal(leader.pid, "SIGTERM");
   const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && await isAlive(leader)) {
+  while (Date.now() < deadline && await groupRuns(leader)) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  // Whatever of the group outlived the grace period, leader or not. While any member lives the
-  // group's id cannot be handed to a new process, so this reaches only the recorded group.
+  // Whatever of the group outlived the grace period. While any member lives the group's id
+  // cannot be handed to a new process, so this reaches only the recorded group.
   signal(leader.pid, "SIGKILL");
 }
 

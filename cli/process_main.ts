@@ -7,7 +7,7 @@
  */
 
 import { main } from "./app.ts";
-import { containStrayErrors, hasAbandonedWork } from "./containment.ts";
+import { containStrayErrors, hasAbandonedWork, stackFiles } from "./containment.ts";
 
 /**
  * Runs `args` as the `amber` command with stdout and stderr as its streams, and resolves to the
@@ -37,7 +37,9 @@ export async function runProcess(args: readonly string[]): Promise<number> {
   const err = (text: string) => write(Deno.stderr, `${text}\n`);
   // Below any host's: what arrives while no host is open (before, or after it closed).
   using _strays = containStrayErrors((error) => {
-    err(`amber: an error nothing handled: ${error instanceof Error ? error.message : error}`);
+    const [file] = stackFiles(error);
+    const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    err(`amber: an error nothing handled: ${what}${file === undefined ? "" : ` (at ${file})`}`);
     return true;
   });
   const code = await main(args, {

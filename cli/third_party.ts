@@ -37,6 +37,11 @@
  * runs. One whose id a bundled plugin has taken cannot be listed under that id; it is reported
  * as a diagnostic on every start until `amber plugins remove <id>` drops it from the lock.
  *
+ * Loading a recorded plugin has a deadline, `timeouts.import` (per plugin:
+ * `timeouts.plugins.<id>.import`). An import past it is abandoned (an import cannot be
+ * cancelled) and the plugin is failed; with the host's fault record it is also held: later
+ * starts do not import it, and say so, until `amber plugins enable <id>` releases it.
+ *
  * This module holds what `amber plugins add|remove` and a starting host do; the lock file is
  * `plugin_lock.ts`, and locating, hashing and importing a source is `plugin_source.ts`.
  *
@@ -228,7 +233,10 @@ export async function removeThirdPartyPlugin(
  * Loads every plugin recorded in `configDir`'s lock and registers it with `runtime`, after the
  * plugins already registered (the bundled ones); one that cannot be loaded is registered as
  * failed with the reason. Never throws: a bad lock file or an id a bundled plugin has taken is
- * reported through `runtime.report`. Resolves to the plugins registered.
+ * reported through `runtime.report`. Each import has the plugin's `import` deadline; given
+ * `faults`, one whose import hung before is not imported but registered as failed and held
+ * (see `PluginRuntime.hold`), and one that hangs now is noted there. Resolves to the plugins
+ * registered.
  *
  * @example
  * ```ts

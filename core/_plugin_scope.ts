@@ -21,7 +21,7 @@ import type {
 } from "./events.ts";
 import type { PluginLedger } from "./ledger.ts";
 import { hostServicesView, toolViewOf } from "./_plugin_views.ts";
-import { readOnlyView } from "./read_only.ts";
+import { readOnlyView, sealedCopy } from "./read_only.ts";
 import type { HostServices, PluginContext, PluginServices, Workspace } from "./services.ts";
 import type { ToolView } from "./tool.ts";
 
@@ -38,9 +38,20 @@ export interface ScopeHost {
 }
 
 const INERT: Subscription = Object.freeze({ unsubscribe: () => {} });
-// A plugin's handlers get each payload as a read-only view, one per event however many plugins
-// listen, so one cannot change what the next one, or the host, goes on to use.
-const READ_ONLY = Object.freeze({ readOnly: true });
+// A plugin's handlers get each payload sealed (a frozen copy, nested objects as read-only views),
+// so one cannot change what the next one, or the host, goes on to use. The last payload's copy
+// is kept, so the handlers of every plugin on one publish share one copy; the bus itself is left
+// as it is, its cost for the host's own handlers unchanged. Publishers make a new payload per
+// event, as the kernel does.
+let lastEvent: unknown;
+let lastSealed: unknown;
+function sealedEvent<T>(event: T): T {
+  if (event !== lastEvent) {
+    lastSealed = sealedCopy(event);
+    lastEvent = event;
+  }
+  return lastSealed as T;
+}
 
 /** A plugin's scope for one activation; `close()` makes it refuse new subscriptions. */
 export class PluginScope implements PluginContext, PluginServices, PluginEvents {
@@ -98,7 +109,7 @@ export class PluginScope implements PluginContext, PluginServices, PluginEvents 
   ): Subscription {
     const wrapped = this.#guard(type, handler);
     if (wrapped === undefined) return INERT;
-    return this.#ledgered(type, this.#host.bus.subscribe(type, wrapped, READ_ONLY));
+    return this.#ledgered(type, this.#host.bus.subscribe(type, wrapped));
   }
 
   intercept<K extends InterceptableEvent>(
@@ -107,7 +118,7 @@ export class PluginScope implements PluginContext, PluginServices, PluginEvents 
   ): Subscription {
     const wrapped = this.#guard(type, interceptor);
     if (wrapped === undefined) return INERT;
-    return this.#ledgered(type, this.#host.bus.intercept(type, wrapped, READ_ONLY));
+    return this.#ledgered(type, this.#host.bus.intercept(type, wrapped));
   }
 
   // A plugin's handler that throws is reported against the plugin, and delivery goes on.
@@ -123,7 +134,7 @@ export class PluginScope implements PluginContext, PluginServices, PluginEvents 
     }
     return (event: T): boolean | undefined => {
       try {
-        return fn(event) === false ? false : undefined;
+        return fn(sealedEvent(event)) === false ? false : undefined;
       } catch (error) {
         const fault = new PluginFaultError(id, `event ${type}`, error);
         host.report(id, fault.where, fault.message, error);

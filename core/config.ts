@@ -5,7 +5,6 @@
  */
 
 import { join } from "node:path";
-import type { QuarantineConfig, TimeoutConfig } from "./limits.ts";
 
 /** The approval policy for tools that need approval. */
 export type ApprovalPolicy = "ask" | "auto" | "deny";
@@ -48,6 +47,36 @@ export interface AmberConfig {
   readonly quarantine?: QuarantineConfig;
   /** What of the host's secrets reaches commands the agent runs. */
   readonly secrets?: SecretsConfig;
+}
+
+/** A place where the host waits for plugin code. */
+export type Seam =
+  | "tool"
+  | "toolGrace"
+  | "hook"
+  | "gate"
+  | "guard"
+  | "action"
+  | "command"
+  | "wallet"
+  | "import"
+  | "initialize";
+
+/** Milliseconds per seam; each may be left out. */
+export type SeamTimeouts = { readonly [S in Seam]?: number };
+
+/** The `timeouts` section of `config.yaml`. */
+export interface TimeoutConfig extends SeamTimeouts {
+  /** Per plugin id, overrides of the seams above. */
+  readonly plugins?: { readonly [pluginId: string]: SeamTimeouts };
+}
+
+/** The `quarantine` section of `config.yaml`. */
+export interface QuarantineConfig {
+  /** Faults within the window that switch a plugin off for the session. */
+  readonly faults?: number;
+  /** The window, in seconds. */
+  readonly windowSeconds?: number;
 }
 
 /** The `secrets` section of `config.yaml`. */

@@ -5,7 +5,6 @@
  * @module
  */
 
-import { ephemeralView } from "./read_only.ts";
 import type {
   AmberEvents,
   EventHandler,
@@ -16,17 +15,7 @@ import type {
   Subscription,
 } from "./events.ts";
 
-type Listener = { fn: (event: never) => unknown; intercepts: boolean; viewed: boolean };
-
-/** How a handler receives events. */
-export interface SubscribeOptions {
-  /**
-   * Deliver each event as a read-only view (see {@linkcode ephemeralView}), as every plugin's
-   * handler gets it: a write throws, and neither a later handler nor the publisher sees it. One
-   * view is made per published event, however many such handlers there are.
-   */
-  readonly readOnly?: boolean;
-}
+type Listener = { fn: (event: never) => unknown; intercepts: boolean };
 
 /**
  * The harness's event bus. Interceptors run before observers, newest first; observers run in
@@ -72,20 +61,16 @@ export class EventBus implements PluginEvents {
   subscribe<K extends keyof AmberEvents>(
     type: K,
     handler: EventHandler<AmberEvents[K]>,
-    options?: SubscribeOptions,
   ): Subscription {
-    const viewed = options?.readOnly === true;
-    return this.#add(type, { fn: handler as Listener["fn"], intercepts: false, viewed });
+    return this.#add(type, { fn: handler as Listener["fn"], intercepts: false });
   }
 
   /** Intercepts `type` before every observer; returning false cancels it. */
   intercept<K extends InterceptableEvent>(
     type: K,
     interceptor: EventInterceptor<AmberEvents[K]>,
-    options?: SubscribeOptions,
   ): Subscription {
-    const viewed = options?.readOnly === true;
-    return this.#add(type, { fn: interceptor as Listener["fn"], intercepts: true, viewed });
+    return this.#add(type, { fn: interceptor as Listener["fn"], intercepts: true });
   }
 
   /**
@@ -95,12 +80,10 @@ export class EventBus implements PluginEvents {
   publish<K extends keyof AmberEvents>(type: K, event: AmberEvents[K]): boolean {
     const list = this.#listeners[type];
     if (list === undefined) return true;
-    let view: AmberEvents[K] | undefined;
     for (let i = 0; i < list.length; i++) {
       const listener = list[i];
       try {
-        const seen = listener.viewed ? (view ??= ephemeralView(event)) : event;
-        const verdict = (listener.fn as (event: AmberEvents[K]) => unknown)(seen);
+        const verdict = (listener.fn as (event: AmberEvents[K]) => unknown)(event);
         if (listener.intercepts && verdict === false) return false;
       } catch (error) {
         this.#report(error, type);

@@ -78,7 +78,7 @@ export class FileLockTimeoutError extends AmberError {
     const holder = holderPid === undefined ? "" : ` (held by process ${holderPid})`;
     super(
       `timed out after ${timeoutMs} ms waiting for the lock on ${path}${holder}; ` +
-        `another amber process is writing it`,
+        `another writer holds it`,
       options,
     );
     this.name = "FileLockTimeoutError";

@@ -6,21 +6,11 @@
  * @module
  */
 
-import type { AmberConfig } from "./config.ts";
-import { AmberError } from "./errors.ts";
+import type { AmberConfig, QuarantineConfig, Seam } from "./config.ts";
 
-/** A place where the host waits for plugin code. */
-export type Seam =
-  | "tool"
-  | "toolGrace"
-  | "hook"
-  | "gate"
-  | "guard"
-  | "action"
-  | "command"
-  | "wallet"
-  | "import"
-  | "initialize";
+// The config types are defined beside the rest of `config.yaml`; the seams are named here too.
+export type { QuarantineConfig, Seam, SeamTimeouts, TimeoutConfig } from "./config.ts";
+import { AmberError } from "./errors.ts";
 
 /** Every seam, in the order the docs list them. */
 export const SEAMS: readonly Seam[] = Object.freeze([
@@ -35,23 +25,6 @@ export const SEAMS: readonly Seam[] = Object.freeze([
   "import",
   "initialize",
 ]);
-
-/** Milliseconds per seam; each may be left out. */
-export type SeamTimeouts = { readonly [S in Seam]?: number };
-
-/** The `timeouts` section of `config.yaml`. */
-export interface TimeoutConfig extends SeamTimeouts {
-  /** Per plugin id, overrides of the seams above. */
-  readonly plugins?: { readonly [pluginId: string]: SeamTimeouts };
-}
-
-/** The `quarantine` section of `config.yaml`. */
-export interface QuarantineConfig {
-  /** Faults within the window that switch a plugin off for the session. */
-  readonly faults?: number;
-  /** The window, in seconds. */
-  readonly windowSeconds?: number;
-}
 
 /**
  * The defaults, in milliseconds. `toolGrace` is how long a tool that ignores its cancel signal

@@ -48,12 +48,8 @@ export {
   DeadlineError,
   DEFAULT_QUARANTINE,
   DEFAULT_TIMEOUTS,
-  type QuarantineConfig,
   quarantineSettings,
-  type Seam,
   SEAMS,
-  type SeamTimeouts,
-  type TimeoutConfig,
   timeoutFor,
   withDeadline,
 } from "./limits.ts";
@@ -101,7 +97,13 @@ export {
   type ToolView,
 } from "./tool.ts";
 export type { ToolCapability, ToolRegistry } from "./tool_capability.ts";
-export { deepFreeze, ephemeralView, readOnlyView, ReadOnlyViewError } from "./read_only.ts";
+export {
+  deepFreeze,
+  ephemeralView,
+  readOnlyView,
+  ReadOnlyViewError,
+  sealedCopy,
+} from "./read_only.ts";
 
 // Contracts: prompt blocks, status segments, panels, commands.
 export type {
@@ -206,7 +208,7 @@ export {
 export { PluginLedger, type UnwindFault } from "./ledger.ts";
 
 // The event bus.
-export { EventBus, type SubscribeOptions } from "./event_bus.ts";
+export { EventBus } from "./event_bus.ts";
 
 // The plugin runtime: the facade, plugin validation and loading, plugin config.
 export { PluginRuntime } from "./runtime.ts";

@@ -167,6 +167,38 @@ export function ephemeralView<T>(value: T): T {
   return new Proxy(shadow, HANDLER) as T;
 }
 
+/**
+ * A frozen copy of a small plain record whose nested objects are read-only views
+ * ({@linkcode ephemeralView}): the cheapest read-only form of a value that is read field by
+ * field, often or once (a frame's status snapshot, an event's payload). Its own fields read at
+ * full speed; writing one throws a `TypeError` in strict code. Anything but a plain object gets
+ * an {@linkcode ephemeralView} instead.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sealedCopy } from "@amber/core";
+ * const event = { name: "bash", args: { command: "ls" } };
+ * const sealed = sealedCopy(event);
+ * assert.ok(Object.isFrozen(sealed));
+ * assert.throws(() => {
+ *   (sealed.args as { command: string }).command = "rm -rf /";
+ * }, TypeError);
+ * assert.equal(event.args.command, "ls");
+ * ```
+ */
+export function sealedCopy<T>(value: T): T {
+  if (typeof value !== "object" || value === null) return value;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return ephemeralView(value);
+  const copy: Record<PropertyKey, unknown> = { ...(value as Record<PropertyKey, unknown>) };
+  for (const key in copy) {
+    const field = copy[key];
+    if (typeof field === "object" && field !== null) copy[key] = ephemeralView(field);
+  }
+  return Object.freeze(copy) as T;
+}
+
 // Built-ins whose methods need their internal slots, which a proxy does not have.
 function slotted(value: object): boolean {
   return value instanceof Map || value instanceof Set || value instanceof Date ||

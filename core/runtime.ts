@@ -13,15 +13,9 @@
  */
 
 import { DependencyIndex } from "./_dependency_index.ts";
-import { FaultWindow } from "./_fault_window.ts";
+import { FaultKeeper } from "./_fault_keeper.ts";
 import { planDisable } from "./_disable.ts";
-import {
-  block,
-  isThenable,
-  type LifecycleHost,
-  redecode,
-  requirementProblem,
-} from "./_lifecycle.ts";
+import { isThenable, type LifecycleHost, redecode } from "./_lifecycle.ts";
 import { newRecord, type PluginRecord, standInPlugin } from "./_plugin_record.ts";
 import { refreshLive } from "./_refresh.ts";
 import { startAll, stopAll, switchPlugin, type TransitionHost } from "./_transitions.ts";
@@ -36,10 +30,9 @@ import {
 } from "./errors.ts";
 import { EventBus } from "./event_bus.ts";
 import type { ResolvedExecutionEnv } from "./execution_env.ts";
-import type { FaultEvent } from "./faults.ts";
 import { buildEnvironment } from "./kernel/environment.ts";
 import { PluginLedger } from "./ledger.ts";
-import { DeadlineError, quarantineSettings, timeoutFor } from "./limits.ts";
+import { timeoutFor } from "./limits.ts";
 import type { Plugin, PluginState } from "./plugin.ts";
 import { validatePlugin } from "./plugin_validation.ts";
 import type { Registries } from "./registries.ts";
@@ -109,12 +102,7 @@ export class PluginRuntime {
   #transitions: TransitionHost;
   #env: ResolvedExecutionEnv | undefined;
   #envVersion = 0;
-  #onFault?: (event: FaultEvent) => void;
-  #faults = new FaultWindow();
-  // Plugins held back by the host (their initialize or import hung in an earlier process), with
-  // the load failure each had before, which a release puts back.
-  #held = new Map<string, string | undefined>();
-  #quarantined = new Set<string>();
+  #faults: FaultKeeper;
 
   /** Creates a runtime over `options.registries`. */
   constructor(options: PluginRuntimeOptions) {
@@ -125,7 +113,6 @@ export class PluginRuntime {
     this.#workspace = options.workspace ?? { root: Deno.cwd() };
     this.#host = options.host ?? {};
     this.#onDiagnostic = options.onDiagnostic;
-    this.#onFault = options.onFault;
     const fixedTimeout = options.timeoutMs;
     this.events = options.events ??
       new EventBus((error, type) =>
@@ -169,6 +156,17 @@ export class PluginRuntime {
       allOn: this.#allOn,
       diagnose: this.#diagnose,
     };
+    // A quarantine is the ordinary switch-off minus the state file: the user's choice stays as
+    // it was, so the plugin is back at the next start.
+    const quarantine = { ...this.#transitions, configDir: undefined };
+    this.#faults = new FaultKeeper({
+      records: this.#records,
+      config: () => this.#config,
+      diagnose: this.#diagnose,
+      serial: (work) => this.#serial(work),
+      switchOff: (record) => switchPlugin(quarantine, record, false, { cascade: true }),
+      onFault: options.onFault,
+    });
   }
 
   /**
@@ -308,7 +306,7 @@ export class PluginRuntime {
   report(diagnostic: Diagnostic): void {
     this.#diagnose(diagnostic);
     if (diagnostic.error !== undefined) {
-      this.#fault(diagnostic.pluginId, diagnostic.where, diagnostic.message);
+      this.#faults.fault(diagnostic.pluginId, diagnostic.where, diagnostic.message);
     }
   }
 
@@ -341,9 +339,7 @@ export class PluginRuntime {
    * ```
    */
   hold(id: string, reason: string): void {
-    const record = this.#record(id);
-    if (!this.#held.has(id)) this.#held.set(id, record.loadFailure);
-    record.loadFailure = reason;
+    this.#faults.hold(this.#record(id), reason);
   }
 
   /** Resolves once every state change queued so far (switches, a quarantine) is done. */
@@ -393,7 +389,7 @@ export class PluginRuntime {
   setState(id: string, on: boolean, options: SetStateOptions = {}): Promise<SetStateResult> {
     const record = this.#record(id);
     return this.#serial(() => {
-      if (on) this.#release(record);
+      if (on) this.#faults.release(record);
       return switchPlugin(this.#transitions, record, on, options);
     });
   }
@@ -510,84 +506,6 @@ export class PluginRuntime {
     this.report({ pluginId: record.plugin.id, where: "tick", message: fault.message, error });
   }
 
-  // A fault of plugin code the host contained: told to the host, counted, and the plugin
-  // quarantined when it makes too many within the window.
-  #fault(pluginId: string, where: string, message: string): void {
-    const record = this.#records.get(pluginId);
-    if (record === undefined) return;
-    this.#tell({ kind: "fault", pluginId, where, message, at: Date.now() });
-    if (record.state.status !== "active" || this.#quarantined.has(pluginId)) return;
-    const { faults, windowSeconds } = quarantineSettings(this.#config);
-    if (!this.#faults.add(pluginId, performance.now(), faults, windowSeconds * 1000)) return;
-    this.#faults.clear(pluginId);
-    this.#quarantined.add(pluginId);
-    const why = `${faults} faults within ${windowSeconds} s (the last: ${where}: ${message})`;
-    this.#serial(() => this.#quarantine(record, why)).catch((error) =>
-      this.#diagnose({ pluginId, where: "quarantine", message: describeError(error), error })
-    );
-  }
-
-  async #quarantine(record: PluginRecord, why: string): Promise<void> {
-    const id = record.plugin.id;
-    if (record.state.status !== "active") {
-      this.#quarantined.delete(id);
-      return;
-    }
-    // The ordinary switch-off, minus the state file: the user's choice stays as it was, so the
-    // plugin is back at the next start.
-    const off = { ...this.#transitions, configDir: undefined };
-    const result = await switchPlugin(off, record, false, { cascade: true });
-    const how = `switch it back on with \`/set plugin on ${id}\` (it starts as usual next time)`;
-    record.state = { status: "failed", reason: `quarantined after ${why}; ${how}` };
-    // The plugins switched off with it wait for it, and now say why it is gone.
-    for (const dependent of result.cascaded) {
-      const other = this.#records.get(dependent)!;
-      const problem = requirementProblem(this.#records, other);
-      if (problem !== undefined) block(other, problem, false);
-    }
-    const also = result.cascaded.length === 0
-      ? ""
-      : ` with the plugins that require it (${result.cascaded.join(", ")})`;
-    this.#diagnose({
-      pluginId: id,
-      where: "quarantine",
-      message: `switched off for this session${also} after ${why}; ${how}`,
-    });
-    this.#tell({
-      kind: "quarantine",
-      pluginId: id,
-      where: "quarantine",
-      message: why,
-      at: Date.now(),
-    });
-  }
-
-  // The user switched `record` on: a hold or a quarantine ends, and the host may forget them.
-  #release(record: PluginRecord): void {
-    const id = record.plugin.id;
-    if (this.#held.has(id)) {
-      record.loadFailure = this.#held.get(id);
-      this.#held.delete(id);
-    }
-    this.#quarantined.delete(id);
-    this.#faults.clear(id);
-    this.#tell({
-      kind: "release",
-      pluginId: id,
-      where: "setState",
-      message: "switched on",
-      at: Date.now(),
-    });
-  }
-
-  #tell(event: FaultEvent): void {
-    try {
-      this.#onFault?.(event);
-    } catch {
-      // Like a diagnostic sink, a failing fault sink must not turn into a fault of its own.
-    }
-  }
-
   #diagnose = (diagnostic: Diagnostic): void => {
     this.#diagnostics.push(diagnostic);
     if (this.#diagnostics.length > MAX_DIAGNOSTICS) this.#diagnostics.shift();
@@ -596,24 +514,6 @@ export class PluginRuntime {
     } catch {
       // A failing sink must not turn a contained fault into an uncontained one.
     }
-    const { pluginId, error } = diagnostic;
-    // An activation that failed on a deadline is an initialize that hung (nothing else in an
-    // activation waits): the host is told, so it can hold the plugin at its next start.
-    if (diagnostic.where === "activation" && error instanceof DeadlineError) {
-      const record = this.#records.get(pluginId);
-      if (record !== undefined && !this.#held.has(pluginId)) {
-        this.#held.set(pluginId, record.loadFailure);
-      }
-      const message = diagnostic.message;
-      const at = Date.now();
-      this.#tell({
-        kind: "timeout",
-        pluginId,
-        where: "initialize",
-        message,
-        at,
-        seam: "initialize",
-      });
-    }
+    this.#faults.diagnosed(diagnostic);
   };
 }

@@ -215,13 +215,29 @@ export async function startProcessGroup(options: ProcessGroupOptions): Promise<P
   };
 
   let done = false;
+  let reaped = false;
+  child.status.then(() => (reaped = true), () => (reaped = true));
+  // Right after the spawn `setsid` may not have made the group yet: then the leader, which has
+  // started nothing so far, is signalled alone. Its pid is safe to use until it is reaped.
+  const signalAll = (signal: Deno.Signal): void => {
+    try {
+      Deno.kill(-pid, signal);
+    } catch {
+      if (reaped) return;
+      try {
+        Deno.kill(pid, signal);
+      } catch {
+        // It exited meanwhile.
+      }
+    }
+  };
   let stopping: Promise<void> | undefined;
   // TERM, then KILL, then give up on pipes held by something that escaped the group.
   const stopGroup = (graceMs: number): Promise<void> =>
     stopping ??= (async () => {
-      signalGroup(pid, "SIGTERM");
+      signalAll("SIGTERM");
       if (await settles(outputEnded, graceMs)) return;
-      signalGroup(pid, "SIGKILL");
+      signalAll("SIGKILL");
       if (await settles(outputEnded, graceMs)) return;
       cancelReaders();
     })();

@@ -39,12 +39,12 @@
 import {
   type ComposedSegment,
   type ComposedStatus,
-  ephemeralView,
   failed,
   installed,
   type InstallResult,
   type PluginServices,
   type RegistryEntry,
+  sealedCopy,
   type StatusRegistry,
   type StatusSegmentCapability,
   type StatusSnapshot,
@@ -318,9 +318,10 @@ export function createStatusRegistry(options: StatusRegistryOptions = {}): Statu
       const limit = width > 0 ? Math.floor(width) : 0;
       let total = 0;
       let count = 0;
-      // Every segment renders from the same snapshot: as a read-only view, one segment cannot
-      // change what the next one, or the host, sees.
-      const seen = ephemeralView(snapshot);
+      // Every segment renders from the same snapshot, so each gets it sealed: one segment cannot
+      // change what the next one, or the host, sees. A frozen copy rather than a view, since
+      // segments read it at every frame.
+      const seen = sealedCopy(snapshot);
       for (const record of position) {
         render(record, seen);
         if (!record.value.shown) continue;

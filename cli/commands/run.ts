@@ -2,8 +2,9 @@
  * `amber run "<prompt>"`: one agent turn in the terminal, headless. The answer streams to
  * stdout, tool activity to stderr; `--json` writes the event stream as JSON lines. Ctrl-C
  * cancels the turn (the transcript keeps every committed step); a second Ctrl-C exits at once.
- * However the turn ends (an error, a second Ctrl-C, a signal that exits), the session's id is
- * said on stderr once the session file exists, so `--resume` can pick up the prompt.
+ * SIGTERM and SIGHUP cancel the same way and exit 143 and 129. However the turn ends (an
+ * error, a second signal, another handler's exit), the session's id is said on stderr once the
+ * session file exists, so `--resume` can pick up the prompt.
  *
  * @module
  */
@@ -17,6 +18,9 @@ import { sanitizeText } from "../tui/lines.ts";
 import { runPrinter } from "./run_printer.ts";
 
 const APPROVALS: readonly ApprovalPolicy[] = ["ask", "auto", "deny"];
+
+// Signals that end a headless run the way Ctrl-C does, with the shell's exit code for each.
+const STOPPING: readonly (readonly [Deno.Signal, number])[] = [["SIGTERM", 143], ["SIGHUP", 129]];
 
 /** `amber run`. */
 export const runCommand: CliCommand = {
@@ -43,13 +47,23 @@ async function run(context: CommandContext): Promise<number> {
   const json = parsed.switches.has("json");
 
   const controller = new AbortController();
+  // Keys are known once the session has resolved its provider; a diagnostic from the plugins'
+  // start comes before that.
+  let redact = (text: string) => text;
   const session = await AgentSession.open({
-    openHost: (services) => context.host({ ...services, signal: controller.signal }),
+    openHost: (services) =>
+      context.host({
+        ...services,
+        signal: controller.signal,
+        onDiagnostic: (d) =>
+          io.err(sanitizeText(redact(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`))),
+      }),
     overrides: context.overrides,
     // `amber run` asks by default whatever config.yaml says: a headless run is explicit.
     approval: approve,
     maxSteps,
   });
+  redact = (text) => session.redact(text);
   const { host } = session;
   session.ready();
   const terminal = Deno.stdin.isTerminal() && Deno.stderr.isTerminal() && !json;
@@ -72,6 +86,21 @@ async function run(context: CommandContext): Promise<number> {
     controller.abort();
   };
   Deno.addSignalListener("SIGINT", onInterrupt);
+  let stoppedWith: number | undefined;
+  const stopping = STOPPING.flatMap(([signal, code]) => {
+    const handler = () => {
+      if (stoppedWith !== undefined) Deno.exit(code);
+      stoppedWith = code;
+      controller.abort();
+    };
+    try {
+      Deno.addSignalListener(signal, handler);
+      return [[signal, handler] as const];
+    } catch {
+      // Not a signal this system offers (SIGHUP on Windows).
+      return [];
+    }
+  });
   try {
     session.subscribe(runPrinter(io, json));
     const resume = parsed.options.get("resume");
@@ -97,11 +126,12 @@ async function run(context: CommandContext): Promise<number> {
       });
       if (bar.text !== "") io.err(bar.text);
     }
-    return exitCodeOf(cause);
+    return stoppedWith ?? exitCodeOf(cause);
   } finally {
     announce();
     globalThis.removeEventListener("unload", onUnload);
     Deno.removeSignalListener("SIGINT", onInterrupt);
+    for (const [signal, handler] of stopping) Deno.removeSignalListener(signal, handler);
     session.close();
   }
 }

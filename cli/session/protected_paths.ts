@@ -45,6 +45,9 @@ export const AMBER_STATE_ENTRIES: readonly string[] = Object.freeze([
   "plugins.lock.json",
   "plugins",
   "sessions",
+  "locks",
+  "processes",
+  "faults.json",
   "history.jsonl",
 ]);
 

@@ -1,6 +1,7 @@
 /**
  * One writer per session file. The process that has a session open (it created it, or resumed
- * it) holds the file lock of `sessions/<id>.jsonl` for as long as it keeps it; a second
+ * it) holds the lock of session `<id>` (the file `locks/sessions/<id>.lock` in the config
+ * directory, so that `sessions/` holds only sessions) for as long as it keeps it; a second
  * `--resume` of the same session while the first runs is refused at once, naming the session
  * and the process holding it, instead of interleaving two conversations' steps in one file.
  * Refusing rather than waiting: the other holder is usually an interactive session that may
@@ -9,6 +10,7 @@
  * @module
  */
 
+import { join } from "node:path";
 import { acquireFileLock, AmberError, type FileLock } from "@amber/core";
 import { SessionFile } from "@amber/core/kernel";
 
@@ -62,7 +64,9 @@ export class SessionBusyError extends AmberError {
  * ```
  */
 export async function lockSession(configDir: string, id: string): Promise<FileLock> {
-  const path = SessionFile.pathOf(configDir, id);
+  // pathOf checks the id: nothing outside the directory can be named through it.
+  SessionFile.pathOf(configDir, id);
+  const path = join(configDir, "locks", "sessions", id);
   const lock = await acquireFileLock(path, { wait: false });
   if (lock !== undefined) return lock;
   throw new SessionBusyError(id, await holderOf(path));

@@ -7,9 +7,12 @@
  * step to the transcript before the next one starts. A text-only natural end consults the
  * run-end guards; max steps is the backstop. Nothing is done per token but forwarding the delta.
  *
- * The step loop is in `_run_loop.ts`, the tool-call pipeline in `_tool_call.ts`, phase hooks and
- * state commands in `_hooks.ts`, run-end guards in `_guards.ts`, the request and the reply of a
- * model call in `_inference.ts`, and the types of a run in `run_types.ts`.
+ * The step loop is in `_run_loop.ts`, the tool-call pipeline in `_tool_call.ts` (its gate chain
+ * in `_gates.ts`, a tool's deadline and grace in `_tool_deadline.ts`), phase hooks and state
+ * commands in `_hooks.ts`, run-end guards in `_guards.ts`, the frozen views plugin code gets in
+ * `_snapshot.ts`, the request and the reply of a model call in `_inference.ts`, and the types of
+ * a run in `run_types.ts`. Plugin code runs under the deadlines of `timeouts` in the runtime's
+ * config, and whatever it does wrong is reported as a diagnostic of its plugin.
  *
  * @module
  */

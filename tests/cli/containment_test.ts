@@ -7,8 +7,10 @@ import { join } from "node:path";
 import { SessionFile } from "@amber/core/kernel";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { createWalletRegistry } from "@amber/registries/wallets";
-import { EventBus } from "@amber/core";
-import { tempDir } from "../_helpers.ts";
+import { EventBus, PluginRuntime } from "@amber/core";
+import { createRegistries } from "@amber/registries";
+import { attributeError, pluginFolders } from "../../cli/host_faults.ts";
+import { makePlugin, tempDir } from "../_helpers.ts";
 import { type Result, runAmber } from "./_subprocess.ts";
 
 const KEY = { OPENAI_API_KEY: "sk-test-key-1234" };
@@ -270,4 +272,25 @@ Deno.test("a wallet poll gives up at its owner's configured wallet deadline", as
   strictEqual(outcome, "settled");
   strictEqual(signal?.aborted, true);
   strictEqual(wallets.readout(settings), "-");
+});
+
+Deno.test("an error whose stack runs through plugins/<id>/ is a bundled plugin's; the deepest folder wins", async () => {
+  await using tmp = await tempDir();
+  const runtime = new PluginRuntime({ registries: createRegistries() });
+  runtime.register(makePlugin("tool_bash"));
+  runtime.register(makePlugin("hello"));
+  const folders = await pluginFolders(runtime, tmp.dir);
+  const bash = new URL("../../plugins/tool_bash/", import.meta.url).href;
+  deepStrictEqual(folders.find((f) => f.pluginId === "tool_bash"), {
+    pluginId: "tool_bash",
+    folder: bash,
+  });
+  const error = new Error("late");
+  error.stack = `Error: late\n    at Timeout.run (${bash}mod.ts:12:3)\n` +
+    `    at file:///amber/core/kernel/run.ts:1:1`;
+  strictEqual(attributeError(error, folders), "tool_bash");
+  const nested = [...folders, { pluginId: "inner", folder: `${bash}vendor/` }];
+  error.stack = `Error: late\n    at x (${bash}vendor/lib.js:1:1)`;
+  strictEqual(attributeError(error, nested), "inner");
+  strictEqual(attributeError("a rejected string", folders), undefined);
 });

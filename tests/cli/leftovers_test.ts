@@ -1,7 +1,7 @@
 // Process records and leftovers with real processes: a group whose amber is gone is found and
-// stopped whole; a pid now held by another process (another start time), or a group whose amber
-// still runs, is left alone; a group the host tracks is recorded while it runs and forgotten when
-// it ends.
+// stopped whole, also when its leader has exited and the rest runs on; a pid now held by another
+// process (another start time), or a group whose amber still runs, is left alone; a group the
+// host tracks is recorded while it runs and forgotten when it ends.
 
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { join } from "node:path";
@@ -108,6 +108,30 @@ Deno.test("a group whose amber is gone is listed, then stopped whole, record and
       // Already stopped.
     }
     await child.status;
+  }
+});
+
+Deno.test("a group whose leader exited while the rest runs on is still a leftover", async () => {
+  await using tmp = await tempDir();
+  // The leader starts a quiet background child and exits after a moment, as a command whose
+  // output pipe broke when amber was killed would.
+  const leader = new Deno.Command("setsid", {
+    args: ["bash", "-c", "sleep 300 & sleep 0.3"],
+    stdin: "null",
+  }).spawn();
+  let stopped = false;
+  try {
+    await waitForGroup(leader.pid, 2);
+    await writeRecord(tmp.dir, record(leader.pid, await startTimeOf(leader.pid)));
+    await leader.status;
+    strictEqual(await processStartTime(leader.pid), undefined, "the leader is gone");
+    strictEqual(await liveInGroup(leader.pid), 1, "its child runs on");
+    deepStrictEqual((await listLeftovers(tmp.dir)).map((l) => l.pid), [leader.pid]);
+    deepStrictEqual((await stopLeftovers(tmp.dir)).map((l) => l.pid), [leader.pid]);
+    stopped = (await liveInGroup(leader.pid)) === 0;
+    ok(stopped, "the child was stopped");
+  } finally {
+    if (!stopped) Deno.kill(-leader.pid, "SIGKILL");
   }
 });
 

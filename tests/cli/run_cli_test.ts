@@ -277,3 +277,26 @@ Deno.test("Ctrl-C twice exits at once, still says the session id, and the prompt
   const loaded = await SessionFile.load(tmp.dir, id);
   deepStrictEqual(loaded.messages.slice(0, 1), [{ role: "user", content: "keep me" }]);
 });
+
+Deno.test("SIGTERM and SIGHUP end a run as Ctrl-C does: the prompt kept, the session id said", async () => {
+  await using tmp = await tempDir();
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  for (const [signal, code] of [["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+    server.script({ text: "slow", fault: { kind: "slowFirstByte", delayMs: 60_000 } });
+    const before = server.chats.length;
+    const known = new Set(await sessionIds(tmp.dir));
+    const child = command(tmp.dir, tmp.dir, ["run", signal, "--base-url", `${server.url}/v1`])
+      .spawn();
+    for (let i = 0; i < 200 && server.chats.length === before; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.kill(signal);
+    const output = await child.output();
+    strictEqual(output.code, code, signal);
+    const [id] = (await sessionIds(tmp.dir)).filter((each) => !known.has(each));
+    match(new TextDecoder().decode(output.stderr), new RegExp(`--resume ${id}\\)`), signal);
+    const loaded = await SessionFile.load(tmp.dir, id);
+    deepStrictEqual(loaded.messages, [{ role: "user", content: signal }]);
+    strictEqual(loaded.steps.at(-1)?.end, "cancelled");
+  }
+});

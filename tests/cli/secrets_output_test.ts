@@ -3,8 +3,11 @@
 // session's events in-process, then `amber run` as a user runs it (text and --json).
 
 import assert from "node:assert/strict";
+import { exact, type Plugin } from "@amber/core";
 import { SessionFile } from "@amber/core/kernel";
+import { makeBundledPlugins } from "@amber/plugins";
 import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
+import { main } from "../../cli/app.ts";
 import { runPrinter } from "../../cli/commands/run_printer.ts";
 import { openHost } from "../../cli/host.ts";
 import { AgentSession, type SessionEvent } from "../../cli/session/mod.ts";
@@ -142,6 +145,62 @@ Deno.test("an error the provider sends is printed without a key", async () => {
   assert.equal(result.code, 1);
   assert.match(result.err, /bad request: \[redacted\]\[2J/);
   assertNoKey(result.err, "stderr");
+});
+
+Deno.test("a plugin's diagnostic during amber run is printed without a key", async () => {
+  await using tmp = await tempDir();
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script({ text: "fine" });
+  // Its own preset, so the key comes from a variable no other test reads.
+  const keyEnv = "AMBER_SECRETS_OUTPUT_TEST_KEY";
+  const leaky: Plugin = {
+    id: "leaky",
+    version: "1.0.0",
+    name: "Leaky",
+    bound: { presets: exact("leaky"), phaseHooks: ["StepStart"] },
+    initialize: () => true,
+    shutdown: () => {},
+    capabilities: () => [
+      {
+        kind: "provider",
+        name: "leaky",
+        flavor: "openai",
+        presets: [{
+          name: "leaky",
+          flavor: "openai",
+          baseUrl: `${server.url}/v1`,
+          defaultModel: "fake-model",
+          requiresKey: true,
+          keyEnv,
+        }],
+      },
+      {
+        kind: "hook",
+        name: "leaky-hook",
+        point: "StepStart",
+        run: () => {
+          throw new Error(`the hook saw ${Deno.env.get(keyEnv)}\x1b[2J`);
+        },
+      },
+    ],
+  };
+  const out: string[] = [];
+  const err: string[] = [];
+  Deno.env.set(keyEnv, KEY);
+  try {
+    const code = await main(
+      ["run", "hi", "--provider", "leaky", "--config-dir", tmp.dir, "--workspace", tmp.dir],
+      { out: (t) => out.push(t), err: (t) => err.push(t), write: (t) => out.push(t) },
+      { plugins: () => [...makeBundledPlugins(), leaky] },
+    );
+    assert.equal(code, 0, err.join("\n"));
+  } finally {
+    Deno.env.delete(keyEnv);
+  }
+  const said = err.join("\n");
+  assert.match(said, /amber: plugin 'leaky' .*the hook saw \[redacted\]\[2J/);
+  assertNoKey(said, "stderr");
+  assert.equal(out.join(""), "fine\n");
 });
 
 Deno.test("the interactive session shows no key", async () => {

@@ -195,3 +195,49 @@ Deno.test("any other exit (Deno.exit, a second Ctrl-C) sends every tracked group
     killGroup(pgid);
   }
 });
+
+for (const exitGraceMs of [0, 300]) {
+  Deno.test(`a front end that does not end on SIGTERM still exits (grace ${exitGraceMs} ms)`, async () => {
+    // The host's own handler: the group is stopped, then amber exits, at once or after the grace
+    // a front end that handles the signal itself gets; here the process would otherwise hang.
+    const script = `
+      import { startProcessGroup } from "@amber/plugins/process_group";
+      import { HostProcesses } from "./cli/host_processes.ts";
+      const processes = new HostProcesses({ exitGraceMs: ${exitGraceMs} });
+      processes.listen();
+      const group = await startProcessGroup({
+        argv: ["sleep", "300"],
+        cwd: Deno.cwd(),
+        env: {},
+        onOutput: () => {},
+      });
+      processes.track(group, ["sleep", "300"]);
+      console.log(group.pid);
+      setInterval(() => {}, 1000);
+    `;
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["eval", script],
+      cwd: ROOT,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    const pgid = Number((await reader.read()).value?.trim());
+    reader.releaseLock();
+    try {
+      ok(pgid > 0);
+      await until(async () => (await liveInGroup(pgid)) === 1 ? true : undefined, "the sleep");
+      const signalled = performance.now();
+      child.kill("SIGTERM");
+      const status = await child.status;
+      const took = performance.now() - signalled;
+      await child.stderr.cancel();
+      strictEqual(status.code, 143);
+      strictEqual(await liveInGroup(pgid), 0);
+      ok(took >= exitGraceMs && took < exitGraceMs + 2000, `exited after ${took} ms`);
+    } finally {
+      killGroup(pgid);
+    }
+  });
+}

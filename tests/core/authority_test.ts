@@ -467,7 +467,7 @@ Deno.test("authority: an event payload one plugin's handler mutates reaches the 
       write();
       failures.push(`${what} was written`);
     } catch (error) {
-      if (!(error instanceof ReadOnlyViewError)) failures.push(`${what}: ${error}`);
+      if (!(error instanceof TypeError)) failures.push(`${what}: ${error}`);
     }
   };
   h.ctx.events.intercept("toolRequested", (event) => {
@@ -509,6 +509,7 @@ Deno.test("authority: one status segment cannot change the snapshot the next seg
   const snapshot = { ...emptyStatusSnapshot(), model: "m1" };
   const before = structuredClone(snapshot);
   let refused: unknown;
+  let refusedNested: unknown;
   h.registries.status.install("attacker", {
     kind: "status",
     name: "attacker_segment",
@@ -520,11 +521,17 @@ Deno.test("authority: one status segment cannot change the snapshot the next seg
       } catch (error) {
         refused = error;
       }
+      try {
+        (seen.mcpServers as Loose).push({ name: "forged", connected: true, tools: 1 });
+      } catch (error) {
+        refusedNested = error;
+      }
       return { text: "", tone: "dim" };
     },
   }, h.services);
   assert.equal(h.registries.status.compose(200, snapshot).text, "victim m1");
-  assert.ok(refused instanceof ReadOnlyViewError);
+  assert.ok(refused instanceof TypeError);
+  assert.ok(refusedNested instanceof ReadOnlyViewError);
   assert.deepEqual(snapshot, before);
   await h.runtime.stop();
 });

@@ -4,6 +4,7 @@
 
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import type { ProcessPolicy, ToolResult } from "@amber/core";
+import { startProcessGroup } from "@amber/plugins/process_group";
 import { createToolBashPlugin } from "@amber/plugins/tool_bash";
 import { HostProcesses } from "../../cli/host_processes.ts";
 import { makeRuntime } from "../_helpers.ts";
@@ -227,6 +228,23 @@ Deno.test("bash: the host's policy: the key in use under any name, provider keys
     for (const name of Object.keys(vars)) Deno.env.delete(name);
     await runtime.stop();
     await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a group stopped right after its start gets SIGTERM at once, not after the grace", async () => {
+  // Before `setsid` has made the group, there is no group to signal: the leader is signalled
+  // alone. Without that, about half of these waited out the grace period.
+  for (let i = 0; i < 10; i++) {
+    const group = await startProcessGroup({
+      argv: ["sleep", "100"],
+      cwd: Deno.cwd(),
+      env: {},
+      onOutput: () => {},
+    });
+    const started = performance.now();
+    const exit = await group.stop(3000);
+    strictEqual(exit.signal, "SIGTERM");
+    ok(performance.now() - started < 1500, `stop took ${performance.now() - started} ms`);
   }
 });
 
