@@ -51,6 +51,7 @@
 import {
   createPluginHostApi,
   DeadlineError,
+  DEFAULT_TIMEOUTS,
   type FaultEvent,
   type Plugin,
   type PluginHostApi,
@@ -59,7 +60,7 @@ import {
   withDeadline,
 } from "@amber/core";
 import { noteAbandonedWork } from "./containment.ts";
-import type { FaultRecord } from "./fault_record.ts";
+import { type FaultRecord, readFaultRecord, updateFaultRecord } from "./fault_record.ts";
 import { UsageError } from "./args.ts";
 import {
   PLUGIN_LOCK_FILE,
@@ -101,12 +102,16 @@ export interface AddOptions {
   readonly cwd?: string;
   /** The ids of the plugins built into the host, which a third-party plugin may not take. */
   readonly bundledIds: readonly string[];
+  /** How long loading it may take (ms); `DEFAULT_TIMEOUTS.import` by default. */
+  readonly timeoutMs?: number;
 }
 
 /**
  * `amber plugins add`: loads the plugin (which must load cleanly: nothing is recorded
  * otherwise), refuses an id a bundled plugin has or another spec already recorded, and records
- * it, or accepts it again (a new hash) when the same spec is added once more.
+ * it, or accepts it again (a new hash) when the same spec is added once more. Loading it has a
+ * deadline (`options.timeoutMs`). A plugin added (again) starts with a clean fault record: a
+ * hold from a hung import or initialize of what it was is forgotten.
  *
  * @example
  * ```ts
@@ -139,7 +144,19 @@ export async function addThirdPartyPlugin(
 ): Promise<AddResult> {
   // A lock file that is not valid is refused before any plugin code runs.
   await readPluginLock(configDir);
-  const loaded = await loadThirdPartyPlugin(spec, { cwd: options.cwd });
+  const ms = options.timeoutMs ?? DEFAULT_TIMEOUTS.import;
+  let loaded: LoadedPlugin;
+  try {
+    loaded = await withDeadline(() => loadThirdPartyPlugin(spec, { cwd: options.cwd }), ms, spec);
+  } catch (error) {
+    if (!(error instanceof DeadlineError)) throw error;
+    noteAbandonedWork();
+    throw new ThirdPartyPluginError(
+      spec,
+      `${spec}: loading it did not finish within ${ms} ms; nothing was recorded`,
+      { cause: error },
+    );
+  }
   const { plugin } = loaded;
   if (options.bundledIds.includes(plugin.id)) {
     throw new ThirdPartyPluginError(
@@ -178,6 +195,17 @@ export async function addThirdPartyPlugin(
     plugins.splice(at < 0 ? plugins.length : Math.min(at, plugins.length), 0, entry);
     return { version: 1, plugins };
   });
+  // Accepted anew: what amber remembered of its faults (a hold above all) is about what it was.
+  const faults = await readFaultRecord(configDir).catch(() => undefined);
+  if (faults?.plugins[plugin.id] !== undefined) {
+    await updateFaultRecord(configDir, [{
+      kind: "release",
+      pluginId: plugin.id,
+      where: "add",
+      message: "added again",
+      at: Date.now(),
+    }]);
+  }
   return { entry, path, ...(previous !== undefined ? { previous } : {}) };
 }
 

@@ -10,7 +10,7 @@
  */
 
 import type { ApprovalPolicy } from "@amber/core";
-import type { ApprovalAnswer, ApprovalRequest } from "@amber/core/kernel";
+import type { ApprovalAnswer } from "@amber/core/kernel";
 import { intOption, UsageError } from "../args.ts";
 import type { CliCommand, CommandContext, Io } from "../command.ts";
 import { AgentSession, describeEnd, exitCodeOf } from "../session/mod.ts";
@@ -107,7 +107,9 @@ async function run(context: CommandContext): Promise<number> {
     if (resume !== undefined) await session.resume(resume);
     const result = await session.turn(prompt, {
       signal: controller.signal,
-      ask: terminal ? (request) => askInTerminal(io, request) : undefined,
+      ask: terminal
+        ? (request) => askInTerminal(io, sanitizeText(session.redact(request.summary)))
+        : undefined,
     });
     const cause = result.cause;
     if (cause.kind !== "completed" && !json) {
@@ -136,8 +138,8 @@ async function run(context: CommandContext): Promise<number> {
   }
 }
 
-async function askInTerminal(io: Io, request: ApprovalRequest): Promise<ApprovalAnswer> {
-  io.err(`\n? allow ${request.summary}  [y] once  [a] always  [n] no`);
+async function askInTerminal(io: Io, summary: string): Promise<ApprovalAnswer> {
+  io.err(`\n? allow ${summary}  [y] once  [a] always  [n] no`);
   const answer = (await readLine()).trim().toLowerCase();
   if (answer === "a" || answer === "always") return "always";
   if (answer === "y" || answer === "yes" || answer === "once") return "once";

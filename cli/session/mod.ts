@@ -7,6 +7,10 @@
  * of {@linkcode SessionEvent}s. `amber run`, `amber demo` and the interactive session are front
  * ends over it: they render its events and answer its questions (approval, cancel).
  *
+ * The provider keys the session knows of are redacted from its events, from the tool results the
+ * model is sent and from its file, so no front end has to; a session file has one writer at a
+ * time (a second session resuming it is refused with a {@linkcode SessionBusyError}).
+ *
  * @example A turn against amber's fake provider on loopback
  * ```ts
  * import assert from "node:assert/strict";

@@ -5,7 +5,8 @@
  * `task` tool starts, the token totals and the allowance readouts, and one stream of events.
  * `amber run`, `amber demo`, the interactive session and `task` all drive it; a front end renders
  * its events and answers its two questions: may this tool run (the turn's `ask`), and stop (the
- * turn's `signal`).
+ * turn's `signal`). Its events reach front ends with the keys it knows of redacted (`redact.ts`),
+ * and it holds its session file's lock while it has the file (`session_lock.ts`).
  *
  * @module
  */

@@ -10,8 +10,9 @@ import { createWalletRegistry } from "@amber/registries/wallets";
 import { EventBus, PluginRuntime } from "@amber/core";
 import { createRegistries } from "@amber/registries";
 import { attributeError, pluginFolders } from "../../cli/host_faults.ts";
+import { readPluginLock } from "../../cli/third_party.ts";
 import { makePlugin, tempDir } from "../_helpers.ts";
-import { type Result, runAmber } from "./_subprocess.ts";
+import { type Result, ROOT, runAmber, runDeno } from "./_subprocess.ts";
 
 const KEY = { OPENAI_API_KEY: "sk-test-key-1234" };
 
@@ -125,6 +126,41 @@ Deno.test("amber run contains a plugin's floating rejection and timer throw, nam
   ]);
 });
 
+Deno.test("a plugin that faults too often during amber run is quarantined, and amber doctor shows it", async () => {
+  await using tmp = await tempDir();
+  const config = join(tmp.dir, "config");
+  await Deno.mkdir(config, { recursive: true });
+  await Deno.writeTextFile(
+    join(config, "config.yaml"),
+    "quarantine:\n  faults: 2\n  windowSeconds: 60\n",
+  );
+  const pluginDir = join(tmp.dir, "careless");
+  await Deno.mkdir(pluginDir, { recursive: true });
+  await Deno.writeTextFile(join(pluginDir, "mod.js"), CARELESS);
+  strictEqual((await amber(config, "plugins", "add", join(pluginDir, "mod.js"))).code, 0);
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script(
+    { toolCalls: [{ name: "careless", arguments: {} }] },
+    { text: "All done." },
+  );
+  const result = await amber(config, "run", "go", "--base-url", `${server.url}/v1`);
+  strictEqual(result.code, 0, result.err);
+  strictEqual(result.out, "All done.");
+  match(
+    result.err,
+    /amber: plugin 'careless' \(quarantine\): switched off for this session after 2 faults within 60 s \(the last: .*\); switch it back on with `\/set plugin on careless`/,
+  );
+  // The user's choice on disk is untouched: it is back next time.
+  strictEqual(
+    await Deno.stat(join(config, "plugins", "careless")).then(() => true, () => false),
+    false,
+  );
+
+  const doctor = await amber(config, "doctor");
+  strictEqual(doctor.code, 1);
+  match(doctor.out, /! careless: quarantined once, last at .*: 2 faults within 60 s/);
+});
+
 Deno.test("an import that hangs is abandoned at its deadline, held, and imported again after amber plugins enable", async () => {
   await using tmp = await tempDir();
   const config = join(tmp.dir, "config");
@@ -208,6 +244,50 @@ Deno.test("an initialize that hangs is held from the next start on, until amber 
   const enabled = await amber(config, "plugins", "enable", "slowstart");
   match(enabled.out, /initialize did not finish within 300 ms/);
   strictEqual(await lines(marker), 2, "enable tries it again at once");
+
+  // Fixed and added again: the hold on what it was is forgotten, and it starts.
+  await Deno.writeTextFile(
+    join(pluginDir, "mod.js"),
+    `export default { id: "slowstart", version: "1.0.1", name: "Slow start",
+  initialize: () => true, shutdown() {}, capabilities: () => [] };
+`,
+  );
+  const readded = await amber(config, "plugins", "add", join(pluginDir, "mod.js"));
+  strictEqual(readded.code, 0, readded.err);
+  strictEqual((await faultRecord(config)).slowstart, undefined);
+  match((await amber(config, "plugins", "info", "slowstart")).out, /state: active/);
+});
+
+Deno.test("amber plugins add gives up on a plugin whose loading hangs, recording nothing", async () => {
+  await using tmp = await tempDir();
+  const file = join(tmp.dir, "forever.js");
+  await Deno.writeTextFile(
+    file,
+    "await new Promise(() => {});\nexport default { id: 'forever' };\n",
+  );
+  // In a process of its own: an import that never settles fails the module that waits for it.
+  const script = join(tmp.dir, "add.ts");
+  await Deno.writeTextFile(
+    script,
+    `import { addThirdPartyPlugin } from ${JSON.stringify(join(ROOT, "cli", "third_party.ts"))};
+try {
+  await addThirdPartyPlugin(${JSON.stringify(tmp.dir)}, ${JSON.stringify(file)}, {
+    bundledIds: [],
+    timeoutMs: 100,
+  });
+} catch (error) {
+  console.log(error.name + ": " + error.message);
+}
+Deno.exit(0);
+`,
+  );
+  const result = await runDeno(["run", "-A", "--config", join(ROOT, "deno.json"), script]);
+  strictEqual(result.code, 0, result.err);
+  match(
+    result.out,
+    /^ThirdPartyPluginError: .*forever\.js: loading it did not finish within 100 ms; nothing was recorded$/,
+  );
+  strictEqual((await readPluginLock(tmp.dir)).plugins.length, 0);
 });
 
 Deno.test("amber cmd abandons a command handler at its deadline and says so", async () => {
