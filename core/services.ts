@@ -143,13 +143,16 @@ export interface PluginContext {
   readonly pluginId: string;
   /** Subscriptions made here belong to the plugin and end when it is disabled. */
   readonly events: PluginEvents;
-  /** The tools, read-only. */
+  /** The tools: frozen entries whose tools are stand-ins; a write throws a `TypeError`. */
   readonly tools: ToolView;
-  /** The host's live configuration: call it when you need it, never keep what it returns. */
+  /**
+   * The host's live configuration as a read-only view (a write throws a `TypeError`): call it
+   * when you need it, never keep what it returns.
+   */
   config(): AmberConfig;
-  /** This plugin's section of the configuration, read live. */
+  /** This plugin's section of the configuration, read live, as a read-only view. */
   section(): unknown;
-  /** The workspace. */
+  /** The workspace, read-only. */
   readonly workspace: Workspace;
 }
 
@@ -159,14 +162,17 @@ export interface PluginContext {
 export interface PluginServices {
   /** The plugin being installed. */
   readonly owner: string;
-  /** The tools, read-only. */
+  /** The tools: frozen entries whose tools are stand-ins; a write throws a `TypeError`. */
   readonly tools: ToolView;
-  /** Subscriptions made here belong to the plugin. */
+  /** Subscriptions made here belong to the plugin; handlers get each payload read-only. */
   readonly events: PluginEvents;
-  /** The host's live configuration. */
+  /** The host's live configuration, as a read-only view. */
   config(): AmberConfig;
-  /** The host's services; each may be absent. */
+  /**
+   * The host's services; each may be absent. For a plugin, a frozen object of its own whose
+   * services call the host's and return read-only values.
+   */
   readonly host: HostServices;
-  /** The workspace. */
+  /** The workspace, read-only. */
   readonly workspace: Workspace;
 }

@@ -303,7 +303,10 @@ export interface ToolEntry {
 }
 
 /**
- * The read-only view of the tools a plugin's context gets.
+ * The read-only view of the tools a plugin's context gets. Through a plugin's context, each
+ * entry is frozen and its `tool` a frozen stand-in: its fields read through to the tool, its
+ * methods call the tool's own, and assigning to either throws a `TypeError`, so no plugin can
+ * change how the host runs or approves another plugin's tool.
  */
 export interface ToolView {
   /** The tool called `name`, if any. */

@@ -239,14 +239,21 @@ export class AgentSession {
     const signal = options.signal ?? NEVER;
     if (this.#file === undefined) {
       const id = newSessionId(new Date());
-      const lock = await lockSession(this.host.configDir, id);
-      try {
-        this.#file = await this.#create(id, prompt);
-      } catch (error) {
-        lock.release();
-        throw error;
+      // A new id cannot be held by anyone yet: the lock is taken alongside creating the file.
+      const [lock, file] = await Promise.allSettled([
+        lockSession(this.host.configDir, id),
+        this.#create(id, prompt),
+      ]);
+      if (lock.status === "rejected") {
+        if (file.status === "fulfilled") file.value.close();
+        throw lock.reason;
       }
-      this.#lock = lock;
+      if (file.status === "rejected") {
+        lock.value.release();
+        throw file.reason;
+      }
+      this.#lock = lock.value;
+      this.#file = file.value;
       this.#emit({ type: "session", id, resumed: false });
     }
     const firstStep = this.#step;

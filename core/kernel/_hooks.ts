@@ -113,7 +113,11 @@ export class PhaseHooks {
       step,
       transcript: transcriptSnapshot(this.#conversation, stepMessages),
       state: this.#state(),
-      ...(tool === undefined ? {} : { tool: deepFreeze({ ...tool }) }),
+      // The result is copied, not frozen in place: the tool's own object (and its `data`, which
+      // may be the host's live record) stays the tool's.
+      ...(tool === undefined
+        ? {}
+        : { tool: Object.freeze({ call: tool.call, result: Object.freeze({ ...tool.result }) }) }),
     });
     for (const entry of hooks) {
       const what = `hook '${entry.name}' of plugin '${entry.owner}' at ${point}`;

@@ -145,6 +145,11 @@ Deno.test("an error the provider sends is printed without a key", async () => {
   assert.equal(result.code, 1);
   assert.match(result.err, /bad request: \[redacted\]\[2J/);
   assertNoKey(result.err, "stderr");
+  // The refusal loses nothing: the prompt is in the session the run names.
+  const id = /amber: session (\S+) \(continue with --resume/.exec(result.err)?.[1];
+  assert.ok(id !== undefined, result.err);
+  const saved = await SessionFile.load(tmp.dir, id);
+  assert.deepEqual(saved.messages[0], { role: "user", content: "hi" });
 });
 
 Deno.test("a plugin's diagnostic during amber run is printed without a key", async () => {
