@@ -79,10 +79,13 @@ export class HostFaults {
   #runtime: PluginRuntime | undefined;
   #folders: Promise<readonly PluginFolder[]> | undefined;
   #containment: Disposable | undefined;
+  // The plugins the record has an entry for, as far as this process knows.
+  #remembered: Set<string>;
 
   private constructor(configDir: string, record: FaultRecord) {
     this.#configDir = configDir;
     this.record = record;
+    this.#remembered = new Set(Object.keys(record.plugins));
     this.journal = new FaultJournal(configDir, (error) =>
       this.#runtime?.report({
         pluginId: "core",
@@ -102,8 +105,12 @@ export class HostFaults {
 
   /** For `PluginRuntimeOptions.onFault`: remembers `event`, and says what a hold means. */
   readonly onFault = (event: FaultEvent): void => {
+    // Switching on a plugin amber remembers nothing of leaves the file alone.
+    if (event.kind === "release" && !this.#remembered.has(event.pluginId)) return;
+    if (event.kind === "release") this.#remembered.delete(event.pluginId);
+    else this.#remembered.add(event.pluginId);
     this.journal.note(event);
-    if (event.kind === "timeout") {
+    if (event.kind === "timeout" && event.seam === "initialize") {
       // The initialize cannot be cancelled; whatever it waits for stays behind.
       noteAbandonedWork();
       this.#runtime?.report({

@@ -367,8 +367,8 @@ export async function registerThirdPartyPlugins(
 export interface ImportFaults {
   /** The record when the host opened. */
   readonly record: FaultRecord;
-  /** Where a timeout is noted. */
-  readonly journal: { note(event: FaultEvent): void };
+  /** Told of an import that times out, to remember it. */
+  onFault(event: FaultEvent): void;
 }
 
 interface ImportOutcome {
@@ -414,7 +414,7 @@ async function importWithin(
     if (!(error instanceof DeadlineError)) return { error };
     // The import cannot be cancelled: whatever it waits for stays behind.
     noteAbandonedWork();
-    faults?.journal.note({
+    faults?.onFault({
       kind: "timeout",
       pluginId: id,
       where: "import",

@@ -192,12 +192,18 @@ export function sealedCopy<T>(value: T): T {
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return ephemeralView(value);
   const copy: Record<PropertyKey, unknown> = { ...(value as Record<PropertyKey, unknown>) };
-  for (const key in copy) {
-    const field = copy[key];
-    if (typeof field === "object" && field !== null) copy[key] = ephemeralView(field);
+  // Reading the fields from the source, whose shape the engine has seen before, is the quicker.
+  for (const key in value) {
+    const field = (value as Record<string, unknown>)[key];
+    if (typeof field !== "object" || field === null) continue;
+    // An empty list (no MCP servers, say) is the common case: a shared frozen one reads the same
+    // and costs no view.
+    copy[key] = Array.isArray(field) && field.length === 0 ? NO_ITEMS : ephemeralView(field);
   }
   return Object.freeze(copy) as T;
 }
+
+const NO_ITEMS: readonly never[] = Object.freeze([]);
 
 // Built-ins whose methods need their internal slots, which a proxy does not have.
 function slotted(value: object): boolean {

@@ -374,3 +374,10 @@ Deno.test("an error whose stack runs through plugins/<id>/ is a bundled plugin's
   strictEqual(attributeError(error, nested), "inner");
   strictEqual(attributeError("a rejected string", folders), undefined);
 });
+
+Deno.test("switching on a plugin amber remembers no fault of writes no fault record", async () => {
+  await using tmp = await tempDir();
+  const result = await amber(tmp.dir, "plugins", "enable", "hello");
+  strictEqual(result.code, 0, result.err);
+  strictEqual(await Deno.stat(join(tmp.dir, "faults.json")).then(() => true, () => false), false);
+});

@@ -506,10 +506,15 @@ Deno.test("authority: an event payload one plugin's handler mutates reaches the 
 
 Deno.test("authority: one status segment cannot change the snapshot the next segment or the host sees", async () => {
   const h = await harness();
-  const snapshot = { ...emptyStatusSnapshot(), model: "m1" };
+  const snapshot = {
+    ...emptyStatusSnapshot(),
+    model: "m1",
+    mcpServers: [{ name: "github", connected: true, tools: 3 }],
+  };
   const before = structuredClone(snapshot);
   let refused: unknown;
   let refusedNested: unknown;
+  let refusedEntry: unknown;
   h.registries.status.install("attacker", {
     kind: "status",
     name: "attacker_segment",
@@ -526,12 +531,18 @@ Deno.test("authority: one status segment cannot change the snapshot the next seg
       } catch (error) {
         refusedNested = error;
       }
+      try {
+        (seen.mcpServers[0] as Loose).connected = false;
+      } catch (error) {
+        refusedEntry = error;
+      }
       return { text: "", tone: "dim" };
     },
   }, h.services);
   assert.equal(h.registries.status.compose(200, snapshot).text, "victim m1");
   assert.ok(refused instanceof TypeError);
   assert.ok(refusedNested instanceof ReadOnlyViewError);
+  assert.ok(refusedEntry instanceof ReadOnlyViewError);
   assert.deepEqual(snapshot, before);
   await h.runtime.stop();
 });
