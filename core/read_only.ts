@@ -2,7 +2,9 @@
  * Read-only views: how the host hands a plugin data it must not change (the configuration,
  * another plugin's tool schema, an event's payload). A view reads through to the value, deeply
  * and lazily, and refuses every write with a {@linkcode ReadOnlyViewError}; the value itself is
- * left as it is, so the host keeps writing to it where it must.
+ * left as it is, so the host keeps writing to it where it must. A small record read field by
+ * field (an event, a status snapshot) is cheaper as a sealed copy, and data the host never
+ * changes again (a tool's schema) is simply frozen: it is then its own view.
  *
  * @module
  */
@@ -16,7 +18,7 @@
  * import assert from "node:assert/strict";
  * import { readOnlyView, ReadOnlyViewError } from "@amber/core";
  * const view = readOnlyView({ approval: "ask" as string });
- * const error = assert.throws(() => {
+ * assert.throws(() => {
  *   view.approval = "auto";
  * }, ReadOnlyViewError);
  * assert.equal(view.approval, "ask");

@@ -5,7 +5,9 @@
 
 import assert from "node:assert/strict";
 import {
+  deepFreeze,
   emptyStatusSnapshot,
+  ephemeralView,
   EventBus,
   headlessUi,
   type HostServices,
@@ -16,6 +18,7 @@ import {
   type PluginServices,
   readOnlyView,
   ReadOnlyViewError,
+  sealedCopy,
   type TodoItem,
   type Tool,
 } from "@amber/core";
@@ -626,4 +629,21 @@ Deno.test("readOnlyView: arrays, nesting, prototypes and built-ins", () => {
   assert.equal(readOnlyView(3), 3);
   const bus = new EventBus();
   assert.equal(readOnlyView(bus.has.bind(bus))("turnEnded"), false);
+});
+
+Deno.test("sealedCopy and ephemeralView: frozen records, uncached views", () => {
+  const record = { name: "bash", args: { command: "ls" }, none: [] as string[] };
+  const sealed = sealedCopy(record);
+  assert.ok(Object.isFrozen(sealed));
+  assert.throws(() => ((sealed as Loose).name = "rm"), TypeError);
+  assert.throws(() => sealed.none.push("x"), TypeError);
+  assert.throws(() => ((sealed.args as Loose).command = "rm"), ReadOnlyViewError);
+  assert.deepEqual(record, { name: "bash", args: { command: "ls" }, none: [] });
+  assert.notEqual(ephemeralView(record), ephemeralView(record));
+  const view = ephemeralView(record);
+  assert.equal(view.args, view.args);
+  record.args = { command: "pwd" };
+  assert.equal(view.args.command, "pwd");
+  assert.equal(deepFreeze(record), record);
+  assert.ok(Object.isFrozen(record.args));
 });
