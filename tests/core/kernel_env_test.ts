@@ -15,16 +15,17 @@ import {
 
 Deno.test("a tool whose plugin is switched off mid-step still runs in that step, and is gone at the next", async () => {
   const ran: string[] = [];
-  let runtime: PluginRuntime | undefined;
+  // The tool switches its neighbour off through the runtime it runs in, as /set would.
+  const holder: { runtime?: PluginRuntime } = {};
   const gated: string[] = [];
-  ({ runtime } = await startRuntime({
+  const { runtime } = await startRuntime({
     switcher: [{
       kind: "tool",
       name: "switch_off",
       tools: [countingTool("switch_off", ran, {
         execute: async () => {
           ran.push("switch_off");
-          await runtime!.setState("victim", false);
+          await holder.runtime!.setState("victim", false);
           return { ok: true, output: "victim is off" };
         },
       })],
@@ -37,7 +38,8 @@ Deno.test("a tool whose plugin is switched off mid-step still runs in that step,
         check: ({ call }) => (gated.push(call.name), { kind: "allow" }),
       },
     ],
-  }));
+  });
+  holder.runtime = runtime;
   const model = new ScriptedModel([
     { calls: [{ name: "switch_off" }, { name: "victim_tool" }] },
     { calls: [{ name: "victim_tool" }] },
