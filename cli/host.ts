@@ -141,6 +141,14 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
         message: error instanceof Error ? error.message : String(error),
         error,
       }),
+    // The user sees the command's failed outcome; the plugin is charged with the fault.
+    onCommandError: (owner, line, error) =>
+      runtime.report({
+        pluginId: owner,
+        where: `command '${line}'`,
+        message: error instanceof Error ? error.message : String(error),
+        error,
+      }),
   });
   const workspace = options.workspace ?? Deno.cwd();
   // Looked for while the plugins start; done before any tool can start a process.

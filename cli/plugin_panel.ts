@@ -33,7 +33,9 @@ interface PanelState {
 
 /**
  * The plugin console as a panel over `runtime`. Until a plugin is selected its lines are
- * {@linkcode pluginConsoleLines}'s; keys it does not use (PgUp, PgDn, Home, End) scroll.
+ * {@linkcode pluginConsoleLines}'s; keys it does not use (PgUp, PgDn, Home, End) scroll. The
+ * selected plugin's line starts with `›`, which the host's panel view keeps on the page however
+ * long the list is.
  *
  * @example
  * ```ts
@@ -115,6 +117,8 @@ function panelLines(runtime: PluginRuntime, state: PanelState, width: number): s
     }
     line += group.plugins.length;
   }
+  // The selection mark: the host keeps this line on the page, under the lines before the first
+  // empty one (what Enter would do, the last outcome).
   list[line] = `›${list[line].slice(1)}`;
   const verb = selected.on ? "off" : "on";
   const header = state.busy

@@ -76,6 +76,12 @@ export type CoreCommandRoots = { readonly [root: string]: CoreCommandRoot };
 export interface CommandRegistryOptions {
   /** The core's roots: owned by `core`, never removed. */
   readonly coreRoots?: CoreCommandRoots;
+  /**
+   * Receives what a plugin's handler threw, with the plugin and the command line (`/root sub`),
+   * after the dispatch has turned it into its failed outcome: a host counts it as the plugin's
+   * fault. Not called for core's handlers.
+   */
+  readonly onHandlerError?: (owner: string, line: string, error: unknown) => void;
 }
 
 type Tree = { readonly [name: string]: CommandNode };
@@ -104,7 +110,9 @@ const NODE_NAME = /^[^\s.]+$/;
  * handler key names no leaf of its subtree. Each executable leaf's action is
  * `plugin.<owner>.<root>.<path>` (`core.<root>.<path>` for core): the root is part of it so that
  * a plugin with two roots never derives one action twice. A root that is itself the leaf (handler
- * key `""`) has the action without a path. A leaf without a handler is listed but inert.
+ * key `""`) has the action without a path. A leaf without a handler is listed but inert. A
+ * handler that throws fails its dispatch with what it threw, and a plugin's is also handed to
+ * `options.onHandlerError`; nothing a handler throws escapes.
  *
  * @throws {Error} when a core root is malformed: that is a bug in the host, not a plugin fault.
  *
@@ -121,10 +129,54 @@ const NODE_NAME = /^[^\s.]+$/;
  * const outcome = await commands.dispatch("nope", [], "");
  * assert.deepEqual(outcome, { ok: false, error: "unknown command '/nope'; commands: /help" });
  * ```
+ *
+ * @example A plugin's handler that throws is reported, and its outcome says so
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createCommandRegistry } from "@amber/registries/commands";
+ * import { EventBus } from "@amber/core";
+ *
+ * const reported: string[] = [];
+ * const commands = createCommandRegistry({
+ *   onHandlerError: (owner, line, error) =>
+ *     reported.push(`${owner} ${line}: ${(error as Error).message}`),
+ * });
+ * commands.install("flaky", {
+ *   kind: "command",
+ *   name: "flaky",
+ *   root: "flaky",
+ *   help: "Fails",
+ *   subtree: { go: { help: "Go" } },
+ *   handlers: {
+ *     go: () => {
+ *       throw new Error("boom");
+ *     },
+ *   },
+ * }, {
+ *   owner: "flaky",
+ *   tools: { get: () => undefined, list: () => [] },
+ *   events: new EventBus(),
+ *   config: () => ({ plugins: {} }),
+ *   host: {},
+ *   workspace: { root: "/tmp" },
+ * });
+ * const outcome = await commands.dispatch("flaky", ["go"], "");
+ * assert.deepEqual(outcome, { ok: false, error: "'/flaky go' failed: boom" });
+ * assert.deepEqual(reported, ["flaky /flaky go: boom"]);
+ * ```
  */
 export function createCommandRegistry(options: CommandRegistryOptions = {}): CommandRegistry {
   const roots = new OwnedMap<Slot>();
   const fixed = new Set<string>();
+  const onHandlerError = options.onHandlerError;
+  // The outcome is what the user sees; a sink that fails must not change it.
+  const reportHandlerError = (owner: string, line: string, error: unknown): void => {
+    try {
+      onHandlerError?.(owner, line, error);
+    } catch {
+      // Nothing to report it to.
+    }
+  };
   let tree: readonly CommandRoot[] | undefined;
   let treeAt = -1;
 
@@ -247,6 +299,7 @@ export function createCommandRegistry(options: CommandRegistryOptions = {}): Com
     try {
       text = await handler(arg);
     } catch (error) {
+      if (slot.owner !== "core") reportHandlerError(slot.owner, line, error);
       return { ok: false, error: `'${line}' failed: ${errorMessage(error)}` };
     }
     if (typeof text !== "string") {

@@ -50,6 +50,8 @@ export interface RegistriesOptions {
   readonly coreFlavors?: { readonly [flavor: string]: DialectFactory };
   /** Receives render failures of prompt blocks and status segments, once each. */
   readonly onRenderError?: (owner: string, name: string, error: unknown) => void;
+  /** Receives what a plugin's command handler threw, with its command line (`/root sub`). */
+  readonly onCommandError?: (owner: string, line: string, error: unknown) => void;
 }
 
 /**
@@ -72,7 +74,10 @@ export function createRegistries(options: RegistriesOptions = {}): Registries {
     prompt: createPromptRegistry({ onError }),
     status: createStatusRegistry({ onError }),
     panel: createPanelRegistry(),
-    command: createCommandRegistry({ coreRoots: options.coreCommands }),
+    command: createCommandRegistry({
+      coreRoots: options.coreCommands,
+      onHandlerError: options.onCommandError,
+    }),
     provider: createProviderRegistry({ coreFlavors: options.coreFlavors }),
     wallet: createWalletRegistry(),
     allowance: createAllowanceRegistry(),

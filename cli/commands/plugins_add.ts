@@ -7,15 +7,17 @@
  */
 
 import { join } from "node:path";
-import { configDir as defaultConfigDir } from "@amber/core";
+import { configDir as defaultConfigDir, timeoutFor } from "@amber/core";
 import { UsageError } from "../args.ts";
 import type { CommandContext } from "../command.ts";
+import { loadConfigFile } from "../config_file.ts";
 import { describeContributions, describeState } from "../plugin_console.ts";
 import { addThirdPartyPlugin, removeThirdPartyPlugin } from "../third_party.ts";
 
 /**
  * `amber plugins add <spec>`: records the plugin, then starts the host with it and reports its
- * state. Exits 1 when it was recorded but failed to activate (the reason says why).
+ * state. Exits 1 when it was recorded but failed to activate (the reason says why). Loading the
+ * plugin has config.yaml's `timeouts.import` deadline, the one every later start gives it.
  *
  * @example
  * ```ts
@@ -42,9 +44,12 @@ export async function addPlugin(context: CommandContext): Promise<number> {
     throw new UsageError("usage: amber plugins add <path.ts|path.js|dir|npm:pkg|jsr:@scope/pkg>");
   }
   const dir = configDirOf(context);
+  // The plugin's id (and so its own `timeouts.plugins.<id>.import`) is known only once loaded.
+  const config = await loadConfigFile(dir);
   const { entry, previous, path } = await addThirdPartyPlugin(dir, spec, {
     cwd: shellCwd(),
     bundledIds: context.plugins().map((plugin) => plugin.id),
+    timeoutMs: timeoutFor(config, "import"),
   });
   const how = previous === undefined
     ? "added"

@@ -13,7 +13,7 @@ import type { ApprovalPolicy } from "@amber/core";
 import type { ApprovalAnswer } from "@amber/core/kernel";
 import { intOption, UsageError } from "../args.ts";
 import type { CliCommand, CommandContext, Io } from "../command.ts";
-import { AgentSession, describeEnd, exitCodeOf } from "../session/mod.ts";
+import { AgentSession, describeEnd, exitCodeOf, HeldDiagnostics } from "../session/mod.ts";
 import { sanitizeText } from "../tui/lines.ts";
 import { runPrinter } from "./run_printer.ts";
 
@@ -48,22 +48,29 @@ async function run(context: CommandContext): Promise<number> {
 
   const controller = new AbortController();
   // Keys are known once the session has resolved its provider; a diagnostic from the plugins'
-  // start comes before that.
-  let redact = (text: string) => text;
-  const session = await AgentSession.open({
-    openHost: (services) =>
-      context.host({
-        ...services,
-        signal: controller.signal,
-        onDiagnostic: (d) =>
-          io.err(sanitizeText(redact(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`))),
-      }),
-    overrides: context.overrides,
-    // `amber run` asks by default whatever config.yaml says: a headless run is explicit.
-    approval: approve,
-    maxSteps,
-  });
-  redact = (text) => session.redact(text);
+  // start comes before that, and waits for it.
+  const diagnostics = new HeldDiagnostics((d) =>
+    io.err(sanitizeText(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`))
+  );
+  let session: AgentSession;
+  try {
+    session = await AgentSession.open({
+      openHost: (services) =>
+        context.host({
+          ...services,
+          signal: controller.signal,
+          onDiagnostic: diagnostics.receive,
+        }),
+      overrides: context.overrides,
+      // `amber run` asks by default whatever config.yaml says: a headless run is explicit.
+      approval: approve,
+      maxSteps,
+    });
+  } catch (error) {
+    diagnostics.release();
+    throw error;
+  }
+  diagnostics.release((text) => session.redact(text));
   const { host } = session;
   session.ready();
   const terminal = Deno.stdin.isTerminal() && Deno.stderr.isTerminal() && !json;

@@ -79,9 +79,13 @@ export async function buildTui(options: TuiOptions): Promise<Tui> {
   const early: Diagnostic[] = [];
   // The app is made last, but the host's commands need it: they find it here when they run.
   const ref: { app?: TuiApp } = {};
+  // Shown only once the session has opened (the app is made after it): it knows the keys to
+  // redact.
+  const notice = (d: Diagnostic) =>
+    dialogs.notify(session.redact(`plugin '${d.pluginId}' (${d.where}): ${d.message}`), "warn");
   const onDiagnostic = (d: Diagnostic) => {
     if (ref.app === undefined) early.push(d);
-    else dialogs.notify(`plugin '${d.pluginId}' (${d.where}): ${d.message}`, "warn");
+    else notice(d);
   };
   const session = await AgentSession.open({
     openHost: (services) =>
@@ -113,9 +117,7 @@ export async function buildTui(options: TuiOptions): Promise<Tui> {
     } · /help for commands · Ctrl-C twice quits`,
   });
   ref.app = app;
-  for (const d of early) {
-    dialogs.notify(`plugin '${d.pluginId}' (${d.where}): ${d.message}`, "warn");
-  }
+  for (const d of early) notice(d);
   return {
     app,
     host,

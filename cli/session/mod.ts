@@ -57,6 +57,7 @@ export {
 } from "./events.ts";
 export { type ProviderResolution, providerSnapshot, resolveProviderFor } from "./provider.ts";
 export { SessionBusyError } from "./session_lock.ts";
+export { HeldDiagnostics } from "./held_diagnostics.ts";
 export {
   AMBER_STATE_ENTRIES,
   type HostGate,

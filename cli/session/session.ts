@@ -484,7 +484,16 @@ export class AgentSession {
   async #subagent(prompt: string, signal: AbortSignal): Promise<string> {
     this.ready();
     const parent = this.#file?.id ?? newSessionId(new Date());
-    const file = await this.#create(`${parent}-task${++this.#tasks}`, prompt);
+    const id = `${parent}-task${++this.#tasks}`;
+    // Its file is a session like any other (`--resume` takes it): one writer, for its whole life.
+    const lock = await lockSession(this.host.configDir, id);
+    let file: SessionFile;
+    try {
+      file = await this.#create(id, prompt);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
     try {
       const result = await this.#run(prompt, file, signal, {
         hostGate: ({ call }) =>
@@ -499,6 +508,7 @@ export class AgentSession {
       return last?.content ?? "";
     } finally {
       file.close();
+      lock.release();
     }
   }
 }
