@@ -6,7 +6,14 @@
 
 import type { OwnedRegistry } from "./registry.ts";
 import type { PluginServices } from "./services.ts";
-import type { Tool, ToolCallContext, ToolDefinition, ToolResult, ToolView } from "./tool.ts";
+import type {
+  Tool,
+  ToolCallContext,
+  ToolDefinition,
+  ToolEntry,
+  ToolResult,
+  ToolView,
+} from "./tool.ts";
 
 /**
  * A tool capability: one factory, one contribution, however many tools it returns. An empty
@@ -37,6 +44,13 @@ export interface ToolRegistry extends ToolView, OwnedRegistry<ToolCapability> {
   remove(owner: string, name: string): boolean;
   /** Validates `args` and runs the tool; every failure is an error result. */
   execute(name: string, args: unknown, context?: ToolCallContext): Promise<ToolResult>;
+  /**
+   * Validates `args` and runs exactly `entry`, one this registry handed out (`get`, `list`),
+   * whether or not it is still registered: a step runs the tools it resolved at its start, even
+   * when their plugin is switched off before the step ends. An entry it did not hand out is an
+   * error result.
+   */
+  executeEntry(entry: ToolEntry, args: unknown, context?: ToolCallContext): Promise<ToolResult>;
   /** The definitions of every tool, for a request. */
   definitions(): readonly ToolDefinition[];
 }

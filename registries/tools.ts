@@ -233,60 +233,35 @@ export function createToolRegistry(): ToolRegistry {
     );
   }
 
-  async function execute(
-    name: string,
-    args: unknown,
-    context?: ToolCallContext,
-  ): Promise<ToolResult> {
+  function execute(name: string, args: unknown, context?: ToolCallContext): Promise<ToolResult> {
     const slot = slots.get(name)?.value;
     if (slot === undefined) {
       const known = slots.records().map((record) => record.id);
-      return errorResult(
+      return Promise.resolve(errorResult(
         `unknown tool '${name}'; available tools: ${known.length ? known.join(", ") : "(none)"}`,
+      ));
+    }
+    return run(slot, args, context);
+  }
+
+  // A step runs the entries it resolved at its start, registered still or not.
+  function executeEntry(
+    entry: ToolEntry,
+    args: unknown,
+    context?: ToolCallContext,
+  ): Promise<ToolResult> {
+    if (!(entry instanceof ToolSlot)) {
+      return Promise.resolve(
+        errorResult(`tool '${entry.tool.name}' was not handed out by a tool registry`),
       );
     }
-    let input = args;
-    if (typeof input === "string") {
-      // Models send "" for a call without arguments.
-      if (input.trim() === "") input = {};
-      else {
-        try {
-          input = JSON.parse(input);
-        } catch (error) {
-          return errorResult(
-            `invalid arguments for tool '${name}': not valid JSON: ${errorMessage(error)}`,
-          );
-        }
-      }
-    } else if (input === undefined) {
-      input = {};
-    }
-
-    let checked: { ok: true; value: unknown } | { ok: false; error: string };
-    try {
-      checked = await slot.validate(input);
-    } catch (error) {
-      return errorResult(`tool '${name}' could not validate its arguments: ${errorMessage(error)}`);
-    }
-    if (!checked.ok) return errorResult(`invalid arguments for tool '${name}': ${checked.error}`);
-
-    let result: unknown;
-    try {
-      result = await slot.tool.execute(checked.value, context ?? DEFAULT_CONTEXT);
-    } catch (error) {
-      return errorResult(`tool '${name}' failed: ${errorMessage(error)}`);
-    }
-    if (!isToolResult(result)) {
-      return errorResult(
-        `tool '${name}' failed: it returned ${typeName(result)} instead of a ToolResult`,
-      );
-    }
-    return result;
+    return run(entry, args, context);
   }
 
   return {
     install,
     execute,
+    executeEntry,
     get(name: string): ToolEntry | undefined {
       return slots.get(name)?.value;
     },
@@ -319,6 +294,53 @@ export function createToolRegistry(): ToolRegistry {
       return slots.version;
     },
   };
+}
+
+// Parses (JSON text) and validates the arguments, then runs the slot's tool; every failure is an
+// error result.
+async function run(
+  slot: ToolSlot,
+  args: unknown,
+  context: ToolCallContext | undefined,
+): Promise<ToolResult> {
+  const name = slot.tool.name;
+  let input = args;
+  if (typeof input === "string") {
+    // Models send "" for a call without arguments.
+    if (input.trim() === "") input = {};
+    else {
+      try {
+        input = JSON.parse(input);
+      } catch (error) {
+        return errorResult(
+          `invalid arguments for tool '${name}': not valid JSON: ${errorMessage(error)}`,
+        );
+      }
+    }
+  } else if (input === undefined) {
+    input = {};
+  }
+
+  let checked: { ok: true; value: unknown } | { ok: false; error: string };
+  try {
+    checked = await slot.validate(input);
+  } catch (error) {
+    return errorResult(`tool '${name}' could not validate its arguments: ${errorMessage(error)}`);
+  }
+  if (!checked.ok) return errorResult(`invalid arguments for tool '${name}': ${checked.error}`);
+
+  let result: unknown;
+  try {
+    result = await slot.tool.execute(checked.value, context ?? DEFAULT_CONTEXT);
+  } catch (error) {
+    return errorResult(`tool '${name}' failed: ${errorMessage(error)}`);
+  }
+  if (!isToolResult(result)) {
+    return errorResult(
+      `tool '${name}' failed: it returned ${typeName(result)} instead of a ToolResult`,
+    );
+  }
+  return result;
 }
 
 // Checks one tool and converts its parameters; returns the slot, or the error text.

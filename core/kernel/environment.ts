@@ -1,6 +1,6 @@
 /**
  * Building the resolved execution environment: a snapshot of the registries, in dependency
- * order, taken at a step boundary.
+ * order, taken at a step boundary. What it runs is what it resolved, for the whole step.
  *
  * @module
  */
@@ -52,8 +52,15 @@ export function buildEnvironment(
     actions: byName(registries.action),
     stateKeys: byName(registries.state),
     assemblePrompt: (sealed: SealedContext) => registries.prompt.assemble(sealed),
-    executeTool: (name: string, args: unknown, context?: ToolCallContext) =>
-      registries.tool.execute(name, args, context),
+    // The tool this snapshot resolved, not whatever the registry holds by then: a plugin switched
+    // off mid-step keeps its tools until the step ends (seed 004: the switch shows at the next
+    // step boundary).
+    executeTool: (name: string, args: unknown, context?: ToolCallContext) => {
+      const entry = tools.get(name);
+      return entry === undefined
+        ? registries.tool.execute(name, args, context)
+        : registries.tool.executeEntry(entry, args, context);
+    },
   });
 }
 
