@@ -85,6 +85,7 @@ export {
 } from "./plugin_lock.ts";
 export { type LoadedPlugin, type LoadOptions, loadThirdPartyPlugin } from "./plugin_source.ts";
 export { PluginHashMismatchError, ThirdPartyPluginError } from "./third_party_error.ts";
+export type { FaultRecord, PluginFaultEntry, RecordedFault, RecordedHold } from "./fault_record.ts";
 
 /** What {@linkcode addThirdPartyPlugin} did. */
 export interface AddResult {

@@ -43,7 +43,16 @@ export type {
   TodoService,
   Workspace,
 } from "./services.ts";
-export { type AmberConfig, type ApprovalPolicy, configDir, type SecretsConfig } from "./config.ts";
+export {
+  type AmberConfig,
+  type ApprovalPolicy,
+  configDir,
+  type QuarantineConfig,
+  type Seam,
+  type SeamTimeouts,
+  type SecretsConfig,
+  type TimeoutConfig,
+} from "./config.ts";
 export {
   DeadlineError,
   DEFAULT_QUARANTINE,
