@@ -106,7 +106,12 @@ export type GateOutcome =
   | { readonly kind: "allow" }
   | { readonly kind: "block"; readonly reason: string }
   | { readonly kind: "setResult"; readonly result: ToolResult }
-  | { readonly kind: "requireConfirmation"; readonly correlationId: string }
+  | {
+    readonly kind: "requireConfirmation";
+    readonly correlationId: string;
+    /** Why it asks, shown to the user with the question. */
+    readonly reason?: string;
+  }
   | { readonly kind: "schedule"; readonly correlationId: string; readonly actionKind?: string };
 
 /** What a tool gate sees. */

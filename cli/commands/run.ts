@@ -115,7 +115,14 @@ async function run(context: CommandContext): Promise<number> {
     const result = await session.turn(prompt, {
       signal: controller.signal,
       ask: terminal
-        ? (request) => askInTerminal(io, sanitizeText(session.redact(request.summary)))
+        ? (request) =>
+          askInTerminal(
+            io,
+            sanitizeText(session.redact(request.summary)),
+            request.correlationId === undefined
+              ? undefined
+              : sanitizeText(session.redact(request.reason ?? "a tool gate asks to confirm")),
+          )
         : undefined,
     });
     const cause = result.cause;
@@ -145,10 +152,12 @@ async function run(context: CommandContext): Promise<number> {
   }
 }
 
-async function askInTerminal(io: Io, summary: string): Promise<ApprovalAnswer> {
-  io.err(`\n? allow ${summary}  [y] once  [a] always  [n] no`);
+// A gate's question (`why` set) is asked every time, so it offers no "always".
+async function askInTerminal(io: Io, summary: string, why?: string): Promise<ApprovalAnswer> {
+  if (why === undefined) io.err(`\n? allow ${summary}  [y] once  [a] always  [n] no`);
+  else io.err(`\n? allow ${summary} (${why})  [y] once  [n] no`);
   const answer = (await readLine()).trim().toLowerCase();
-  if (answer === "a" || answer === "always") return "always";
+  if (why === undefined && (answer === "a" || answer === "always")) return "always";
   if (answer === "y" || answer === "yes" || answer === "once") return "once";
   return "deny";
 }

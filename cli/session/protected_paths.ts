@@ -224,7 +224,11 @@ export function protectedPathsGate(
           `always needs the user's confirmation, and ${refusal}`,
       };
     }
-    return { kind: "requireConfirmation", correlationId: `amber-config:${touched}` };
+    return {
+      kind: "requireConfirmation",
+      correlationId: `amber-config:${touched}`,
+      reason: `it touches amber's own configuration, ${touched}, so it is asked every time`,
+    };
   };
 }
 

@@ -39,8 +39,16 @@ export class Approvals {
   /** Asks about one call; a dismissed prompt (Esc, Ctrl-C, a cancelled turn) denies. */
   async ask(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalAnswer> {
     const name = request.call.name;
-    const why = request.correlationId === undefined ? "" : " (a tool gate asks to confirm)";
-    const index = await this.#dialogs.pick(`Allow ${name}: ${request.summary}${why}`, [
+    if (request.correlationId !== undefined) {
+      // A gate's question is asked every time, so "always" is not offered.
+      const why = request.reason ?? "a tool gate asks to confirm";
+      const index = await this.#dialogs.pick(`Allow ${name}: ${request.summary} (${why})`, [
+        { label: "allow once", hotkey: "y" },
+        { label: "deny", hotkey: "n" },
+      ], signal);
+      return index === 0 ? "once" : "deny";
+    }
+    const index = await this.#dialogs.pick(`Allow ${name}: ${request.summary}`, [
       { label: "allow once", hotkey: "y" },
       { label: `allow always for this session (every ${name} call)`, hotkey: "a" },
       { label: "deny", hotkey: "n" },

@@ -131,9 +131,15 @@ export function checkOutcome(value: unknown): GateOutcome | string {
         ? { kind, result: { ...outcome.result } }
         : "'setResult' without a valid result ({ok, output, error?})";
     case "requireConfirmation":
-      return nonEmpty(outcome.correlationId)
+      if (!nonEmpty(outcome.correlationId)) {
+        return "'requireConfirmation' without a string correlationId";
+      }
+      if (outcome.reason !== undefined && typeof outcome.reason !== "string") {
+        return "'requireConfirmation' with a reason that is not a string";
+      }
+      return outcome.reason === undefined
         ? { kind, correlationId: outcome.correlationId }
-        : "'requireConfirmation' without a string correlationId";
+        : { kind, correlationId: outcome.correlationId, reason: outcome.reason };
     case "schedule":
       if (!nonEmpty(outcome.correlationId)) return "'schedule' without a string correlationId";
       if (outcome.actionKind !== undefined && typeof outcome.actionKind !== "string") {

@@ -162,7 +162,7 @@ export class ToolCalls {
         call,
         args,
         summary,
-        gate.kind === "requireConfirmation" ? gate.correlationId : undefined,
+        gate.kind === "requireConfirmation" ? gate : undefined,
       );
       if (denied !== undefined) {
         return this.#report(call, { ok: false, output: "", error: denied }, 0);
@@ -218,10 +218,10 @@ export class ToolCalls {
     call: ToolCall,
     args: unknown,
     summary: string,
-    correlationId: string | undefined,
+    confirmation: { readonly correlationId: string; readonly reason?: string } | undefined,
   ): Promise<string | undefined> {
     const policy = this.#o.approval;
-    const gateAsked = correlationId !== undefined;
+    const gateAsked = confirmation !== undefined;
     if (policy === "auto" && !gateAsked) return undefined;
     if (policy === "deny") {
       return gateAsked
@@ -238,7 +238,13 @@ export class ToolCalls {
     }
     let answer;
     try {
-      answer = await this.#o.ask({ call, args, summary, correlationId });
+      answer = await this.#o.ask({
+        call,
+        args,
+        summary,
+        ...(confirmation === undefined ? {} : { correlationId: confirmation.correlationId }),
+        ...(confirmation?.reason === undefined ? {} : { reason: confirmation.reason }),
+      });
     } catch (error) {
       return `the approval prompt for '${call.name}' failed: ${describeError(error)}`;
     }

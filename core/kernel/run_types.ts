@@ -93,8 +93,10 @@ export interface ApprovalRequest {
   readonly args: unknown;
   /** The tool's one-line summary of the call. */
   readonly summary: string;
-  /** Set when a gate asked for the confirmation. */
+  /** Set when a gate asked for the confirmation; then "always" is not remembered. */
   readonly correlationId?: string;
+  /** The gate's reason for asking, when it gave one. */
+  readonly reason?: string;
 }
 
 /** Options of `runAgent`. */

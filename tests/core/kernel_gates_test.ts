@@ -24,6 +24,11 @@ const BAD_OUTCOMES: readonly [string, unknown][] = [
     kind: "requireConfirmation",
     correlationId: 7,
   }],
+  ["requireConfirmation with a reason that is not a string", {
+    kind: "requireConfirmation",
+    correlationId: "c1",
+    reason: { text: "why" },
+  }],
   ["schedule without a correlationId", { kind: "schedule" }],
   ["block without a reason", { kind: "block" }],
   ["setResult without a valid result", { kind: "setResult", result: { ok: "yes" } }],
@@ -150,6 +155,32 @@ Deno.test("a gate's confirmation is put to the user under --approve auto, and 'a
   );
   match(toolResults(headless.messages)[0], /a tool gate asked to confirm 'bash'.*no one to ask/);
   strictEqual(ran.length, 2);
+  await runtime.stop();
+});
+
+Deno.test("a gate's reason for asking reaches the approval prompt", async () => {
+  const ran: string[] = [];
+  const { runtime } = await startRuntime({
+    tools: [{ kind: "tool", name: "bash", tools: [countingTool("bash", ran)] }],
+    careful: [{
+      kind: "gate",
+      name: "careful",
+      check: () => ({ kind: "requireConfirmation", correlationId: "c1", reason: "it is Friday" }),
+    }],
+  });
+  const asked: ApprovalRequest[] = [];
+  await runAgent({
+    ...runOptions(runtime, new ScriptedModel([{ calls: [{ name: "bash" }] }, { text: "done" }])),
+    approval: "auto",
+    ask: (request) => {
+      asked.push(request);
+      return Promise.resolve("once");
+    },
+  });
+  deepStrictEqual(asked.map((request) => [request.correlationId, request.reason]), [
+    ["c1", "it is Friday"],
+  ]);
+  deepStrictEqual(ran, ["bash"]);
   await runtime.stop();
 });
 

@@ -238,6 +238,16 @@ Deno.test("approvals go through the dialog; deny and dismissal deny; gates say s
   assert.match(plainText(dialogs.layout(80)!.lines[0]), /a tool gate asks to confirm/);
   dialogs.key(key("text", { text: "y" }));
   assert.equal(await gated, "once");
+  // A gate asks every time, so "always" is not offered: `a` picks nothing, ↓ Enter denies.
+  const reasoned = approvals.ask({ ...request("write", "gate-2"), reason: "it is Friday" });
+  const lines = dialogs.layout(80)!.lines.map(plainText).join("\n");
+  assert.match(lines, /Allow write: write it \(it is Friday\)/);
+  assert.doesNotMatch(lines, /always/);
+  dialogs.key(key("text", { text: "a" }));
+  assert.equal(dialogs.active, true);
+  dialogs.key(key("down"));
+  dialogs.key(key("enter"));
+  assert.equal(await reasoned, "deny");
   // Remembering "always" is the session's (tests/cli/session_test.ts).
 });
 
