@@ -30,10 +30,9 @@ import {
 } from "./core_contributions.ts";
 import { HostProcesses } from "./host_processes.ts";
 import { createJobService } from "./jobs.ts";
-import { describeLeftover, stopLeftovers } from "./leftovers.ts";
 import { createTodoService } from "./todos.ts";
 import { HostFaults } from "./host_faults.ts";
-import { registerThirdPartyPlugins } from "./third_party.ts";
+import { pluginLockPath } from "./plugin_lock.ts";
 import type { ProviderOverrides } from "./provider_settings.ts";
 import { providerSnapshot, resolveProviderFor } from "./session/provider.ts";
 
@@ -42,6 +41,13 @@ import { providerSnapshot, resolveProviderFor } from "./session/provider.ts";
  * gets to end on its own, once the processes tools started are stopped, before amber exits (ms).
  */
 export const SIGNAL_EXIT_GRACE_MS = 5000;
+
+/**
+ * The folder of the config directory where the processes tools start are recorded until they end
+ * (`RECORDS_DIR` of `leftovers.ts`, named here so that a start without it need not load that
+ * module).
+ */
+export const PROCESS_RECORDS_DIR = "processes";
 
 /** Options of {@linkcode openHost}. */
 export interface HostOptions {
@@ -195,9 +201,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   installCore(registries, core, contributions.first, true);
   const plugins = options.plugins ?? makeBundledPlugins();
   for (const plugin of plugins) runtime.register(plugin);
-  const added = options.thirdParty === false
-    ? []
-    : await registerThirdPartyPlugins(runtime, dir, faults);
+  const added = options.thirdParty === false ? [] : await registerThirdParty(runtime, dir, faults);
   claimFlavors(registries, [...plugins, ...added]);
   faults.start(runtime);
   await runtime.start();
@@ -224,12 +228,27 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   };
 }
 
-// After a kill -9 nothing stopped what amber had started: the next start does, and says so.
+// Start-up loads the loader of third-party plugins (two modules) only when there is a lock file
+// to load them from; without one, it would find nothing.
+async function registerThirdParty(
+  runtime: PluginRuntime,
+  configDir: string,
+  faults: HostFaults,
+): Promise<Plugin[]> {
+  if (!(await exists(pluginLockPath(configDir)))) return [];
+  const { registerThirdPartyPlugins } = await import("./third_party.ts");
+  return await registerThirdPartyPlugins(runtime, configDir, faults);
+}
+
+// After a kill -9 nothing stopped what amber had started: the next start does, and says so. The
+// records' module is loaded only when their folder exists (it is created by the first record).
 async function stopEarlierLeftovers(
   configDir: string,
   onDiagnostic: ((diagnostic: Diagnostic) => void) | undefined,
 ): Promise<void> {
   try {
+    if (!(await exists(`${configDir}/${PROCESS_RECORDS_DIR}`))) return;
+    const { describeLeftover, stopLeftovers } = await import("./leftovers.ts");
     for (const leftover of await stopLeftovers(configDir)) {
       onDiagnostic?.({
         pluginId: "core",
@@ -246,6 +265,17 @@ async function stopEarlierLeftovers(
       }`,
       error,
     });
+  }
+}
+
+// Whether `path` exists; one that cannot be looked at counts as existing, so that whoever reads it
+// reports why.
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    return !(error instanceof Deno.errors.NotFound);
   }
 }
 

@@ -9,7 +9,7 @@
 
 import type { Diagnostic, ProcessPolicy, StartedProcess } from "@amber/core";
 import { childEnvironment, type EnvPolicy, signalGroup } from "@amber/plugins/process_group";
-import { ProcessNotRunningError, recordProcess, type WrittenRecord } from "./leftovers.ts";
+import type { WrittenRecord } from "./leftovers.ts";
 
 /** The signals that stop amber, with the exit code each ends it with (128 + its number). */
 export const STOPPING_SIGNALS: ReadonlyMap<Deno.Signal, number> = new Map([
@@ -179,6 +179,8 @@ export class HostProcesses implements ProcessPolicy {
   async #record(pid: number, command: readonly string[]): Promise<WrittenRecord | undefined> {
     const configDir = this.#options.configDir;
     if (configDir === undefined) return undefined;
+    // Loaded with the first process a tool starts: a command that starts none never needs it.
+    const { ProcessNotRunningError, recordProcess } = await import("./leftovers.ts");
     try {
       return await recordProcess(configDir, pid, {
         command,

@@ -7,36 +7,26 @@
  * This file is the facade; each job is a module of its own: validation in
  * `plugin_validation.ts`, the requirement graph in `_dependency_index.ts`, activation and
  * deactivation in `_lifecycle.ts`, live re-resolution in `_refresh.ts`, state files in
- * `_state_io.ts`.
+ * `_state_io.ts`, the records, queue, diagnostics and wiring of those parts in
+ * `_runtime_state.ts`.
  *
  * @module
  */
 
-import { DependencyIndex } from "./_dependency_index.ts";
-import { FaultKeeper } from "./_fault_keeper.ts";
 import { planDisable } from "./_disable.ts";
-import { isThenable, type LifecycleHost, redecode } from "./_lifecycle.ts";
-import { newRecord, type PluginRecord, standInPlugin } from "./_plugin_record.ts";
+import { redecode } from "./_lifecycle.ts";
+import { standInPlugin } from "./_plugin_record.ts";
 import { refreshLive } from "./_refresh.ts";
-import { startAll, stopAll, switchPlugin, type TransitionHost } from "./_transitions.ts";
+import { RuntimeState } from "./_runtime_state.ts";
+import { startAll, stopAll, switchPlugin } from "./_transitions.ts";
 import type { AmberConfig } from "./config.ts";
-import { CAPABILITY_KINDS } from "./contribution.ts";
 import type { DisablePlan, DisablePlanOptions } from "./disable_plan.ts";
-import {
-  describeError,
-  PluginFaultError,
-  PluginRegistrationError,
-  UnknownPluginError,
-} from "./errors.ts";
-import { EventBus } from "./event_bus.ts";
+import type { EventBus } from "./event_bus.ts";
 import type { ResolvedExecutionEnv } from "./execution_env.ts";
-import { buildEnvironment } from "./kernel/environment.ts";
-import { PluginLedger } from "./ledger.ts";
-import { timeoutFor } from "./limits.ts";
+import type { PluginLedger } from "./ledger.ts";
 import type { Plugin, PluginState } from "./plugin.ts";
 import { validatePlugin } from "./plugin_validation.ts";
 import type { Registries } from "./registries.ts";
-import type { OwnedRegistry } from "./registry.ts";
 import type {
   Diagnostic,
   FailedPluginRegistration,
@@ -47,10 +37,7 @@ import type {
   SetStateOptions,
   SetStateResult,
 } from "./runtime_types.ts";
-import type { HostServices, Workspace } from "./services.ts";
-
-const DEFAULT_TIMEOUT_MS = 5_000;
-const MAX_DIAGNOSTICS = 200;
+import type { HostServices } from "./services.ts";
 
 /**
  * Runs plugins. Registration never activates; `start()` activates every plugin whose state is
@@ -86,87 +73,17 @@ export class PluginRuntime {
   /** The registries. */
   readonly registries: Registries;
   /** The ledger of every live contribution. */
-  readonly ledger: PluginLedger = new PluginLedger();
+  readonly ledger: PluginLedger;
 
-  #records = new Map<string, PluginRecord>();
-  #index = new DependencyIndex(this.#records);
-  #configDir?: string;
-  #allOn: boolean;
-  #config: AmberConfig;
-  #workspace: Workspace;
-  #host: HostServices;
-  #onDiagnostic?: (diagnostic: Diagnostic) => void;
-  #diagnostics: Diagnostic[] = [];
-  #queue: Promise<unknown> = Promise.resolve();
-  #lifecycle: LifecycleHost;
-  #transitions: TransitionHost;
-  #env: ResolvedExecutionEnv | undefined;
-  #envVersion = 0;
-  #faults: FaultKeeper;
+  // The records, the queue, the diagnostics and the wiring of the parts: see _runtime_state.ts.
+  readonly #s: RuntimeState;
 
   /** Creates a runtime over `options.registries`. */
   constructor(options: PluginRuntimeOptions) {
-    this.registries = options.registries;
-    this.#allOn = options.allOn ?? false;
-    this.#configDir = this.#allOn ? undefined : options.configDir;
-    this.#config = options.config ?? { plugins: {} };
-    this.#workspace = options.workspace ?? { root: Deno.cwd() };
-    this.#host = options.host ?? {};
-    this.#onDiagnostic = options.onDiagnostic;
-    const fixedTimeout = options.timeoutMs;
-    this.events = options.events ??
-      new EventBus((error, type) =>
-        this.#diagnose({ pluginId: "core", where: `event ${type}`, message: describeError(error) })
-      );
-    const tools = this.registries.tool;
-    this.#lifecycle = {
-      registries: this.registries,
-      registryList: CAPABILITY_KINDS.map((kind) => this.registries[kind] as OwnedRegistry<unknown>),
-      ledger: this.ledger,
-      events: this.events,
-      records: this.#records,
-      live: new Set(),
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      initializeTimeout: (id) => fixedTimeout ?? timeoutFor(this.#config, "initialize", id),
-      config: () => this.#config,
-      diagnose: this.#diagnose,
-      scopeHost: {
-        bus: this.events,
-        ledger: this.ledger,
-        // Plugins get the read half of the tool registry, never the registry itself.
-        tools: Object.freeze({ get: (name: string) => tools.get(name), list: () => tools.list() }),
-        config: () => this.#config,
-        // A section without a schema is read live; one with a schema is what it decoded to, and
-        // attachConfig decodes it again.
-        section: (id) => {
-          const record = this.#records.get(id);
-          return record?.plugin.config === undefined ? this.#config.plugins[id] : record.section;
-        },
-        hostServices: () => this.#host,
-        workspace: () => this.#workspace,
-        report: (pluginId, where, message, error) =>
-          this.#diagnose({ pluginId, where, message, error }),
-      },
-    };
-    this.#transitions = {
-      records: this.#records,
-      index: this.#index,
-      lifecycle: this.#lifecycle,
-      configDir: this.#configDir,
-      allOn: this.#allOn,
-      diagnose: this.#diagnose,
-    };
-    // A quarantine is the ordinary switch-off minus the state file: the user's choice stays as
-    // it was, so the plugin is back at the next start.
-    const quarantine = { ...this.#transitions, configDir: undefined };
-    this.#faults = new FaultKeeper({
-      records: this.#records,
-      config: () => this.#config,
-      diagnose: this.#diagnose,
-      serial: (work) => this.#serial(work),
-      switchOff: (record) => switchPlugin(quarantine, record, false, { cascade: true }),
-      onFault: options.onFault,
-    });
+    this.#s = new RuntimeState(options);
+    this.events = this.#s.events;
+    this.registries = this.#s.registries;
+    this.ledger = this.#s.ledger;
   }
 
   /**
@@ -176,7 +93,7 @@ export class PluginRuntime {
    * came from, for hosts to show.
    */
   register(plugin: Plugin, options: RegisterOptions = {}): void {
-    this.#add(validatePlugin(plugin, options.source), options.source, undefined);
+    this.#s.add(validatePlugin(plugin, options.source), options.source, undefined);
   }
 
   /**
@@ -203,45 +120,22 @@ export class PluginRuntime {
    */
   registerFailed(failure: FailedPluginRegistration): void {
     const standIn = validatePlugin(standInPlugin(failure), failure.source);
-    this.#add(standIn, failure.source, String(failure.reason));
-  }
-
-  #add(plugin: Plugin, source: string | undefined, loadFailure: string | undefined): void {
-    const id = plugin.id;
-    if (id === "core") {
-      throw new PluginRegistrationError(id, "plugin id 'core' is reserved for the harness itself");
-    }
-    if (this.#records.has(id)) {
-      throw new PluginRegistrationError(id, `plugin id '${id}' is already registered`);
-    }
-    const record = newRecord(plugin, this.#records.size, source, loadFailure);
-    this.#records.set(id, record);
-    this.#index.add(record);
+    this.#s.add(standIn, failure.source, String(failure.reason));
   }
 
   /** Every registered plugin id, in registration order. */
   ids(): readonly string[] {
-    return [...this.#records.keys()];
+    return [...this.#s.records.keys()];
   }
 
   /** The state of plugin `id`; throws {@linkcode UnknownPluginError} for an unknown id. */
   state(id: string): PluginState {
-    return this.#record(id).state;
+    return this.#s.record(id).state;
   }
 
   /** Everything the runtime knows of plugin `id`. */
   info(id: string): PluginRecordView {
-    const record = this.#record(id);
-    return {
-      plugin: record.plugin,
-      state: record.state,
-      on: record.on,
-      contributions: this.ledger.contributions(id),
-      declined: record.declined.slice(),
-      failures: record.failures,
-      ...(record.source !== undefined ? { source: record.source } : {}),
-      ...(record.loadFailure !== undefined ? { loadFailure: record.loadFailure } : {}),
-    };
+    return this.#s.view(id);
   }
 
   /** Every plugin, in registration order. */
@@ -255,12 +149,12 @@ export class PluginRuntime {
    * a cycle are left out; {@linkcode PluginRuntime.info} says why.
    */
   order(): readonly string[] {
-    return this.#index.order();
+    return this.#s.index.order();
   }
 
   /** The diagnostics so far, oldest first (the last 200). */
   diagnostics(): readonly Diagnostic[] {
-    return this.#diagnostics.slice();
+    return this.#s.diagnostics();
   }
 
   /**
@@ -304,10 +198,7 @@ export class PluginRuntime {
    * ```
    */
   report(diagnostic: Diagnostic): void {
-    this.#diagnose(diagnostic);
-    if (diagnostic.error !== undefined) {
-      this.#faults.fault(diagnostic.pluginId, diagnostic.where, diagnostic.message);
-    }
+    this.#s.report(diagnostic);
   }
 
   /**
@@ -339,17 +230,17 @@ export class PluginRuntime {
    * ```
    */
   hold(id: string, reason: string): void {
-    this.#faults.hold(this.#record(id), reason);
+    this.#s.faults.hold(this.#s.record(id), reason);
   }
 
   /** Resolves once every state change queued so far (switches, a quarantine) is done. */
   settled(): Promise<void> {
-    return this.#queue.then(() => {});
+    return this.#s.settled();
   }
 
   /** The configuration plugins see now. */
   config(): AmberConfig {
-    return this.#config;
+    return this.#s.config;
   }
 
   /**
@@ -358,13 +249,13 @@ export class PluginRuntime {
    * the plugin keeps the value it had.
    */
   attachConfig(config: AmberConfig): void {
-    this.#config = config;
-    for (const record of this.#records.values()) redecode(this.#lifecycle, record);
+    this.#s.config = config;
+    for (const record of this.#s.records.values()) redecode(this.#s.lifecycle, record);
   }
 
   /** Attaches host services; capabilities installed from now on see them. */
   attachHost(host: HostServices): void {
-    this.#host = host;
+    this.#s.host = host;
   }
 
   /**
@@ -373,7 +264,7 @@ export class PluginRuntime {
    * plugin whose requirement is off or failed is `blocked` and says why.
    */
   start(): Promise<void> {
-    return this.#serial(() => startAll(this.#transitions));
+    return this.#s.serial(() => startAll(this.#s.transitions));
   }
 
   /**
@@ -387,10 +278,10 @@ export class PluginRuntime {
    * call costs the same however many plugins are installed.
    */
   setState(id: string, on: boolean, options: SetStateOptions = {}): Promise<SetStateResult> {
-    const record = this.#record(id);
-    return this.#serial(() => {
-      if (on) this.#faults.release(record);
-      return switchPlugin(this.#transitions, record, on, options);
+    const record = this.#s.record(id);
+    return this.#s.serial(() => {
+      if (on) this.#s.faults.release(record);
+      return switchPlugin(this.#s.transitions, record, on, options);
     });
   }
 
@@ -425,8 +316,8 @@ export class PluginRuntime {
    * ```
    */
   planDisable(id: string, options: DisablePlanOptions = {}): DisablePlan {
-    const record = this.#record(id);
-    return planDisable(this.#index, this.ledger, record, options.cascade ?? false);
+    const record = this.#s.record(id);
+    return planDisable(this.#s.index, this.ledger, record, options.cascade ?? false);
   }
 
   /**
@@ -434,16 +325,7 @@ export class PluginRuntime {
    * until the plugin ticks cleanly again.
    */
   tick(): void {
-    for (const record of this.#records.values()) {
-      if (record.state.status !== "active" || record.plugin.tick === undefined) continue;
-      try {
-        const result: unknown = record.plugin.tick();
-        if (isThenable(result)) result.then(undefined, (error) => this.#tickFault(record, error));
-        else record.tickFault = false;
-      } catch (error) {
-        this.#tickFault(record, error);
-      }
-    }
+    this.#s.tick();
   }
 
   /**
@@ -453,7 +335,7 @@ export class PluginRuntime {
    * reported once per live version. Costs a call per live plugin when nothing moved.
    */
   refresh(): RefreshReport {
-    return refreshLive(this.#lifecycle, () => this.#version());
+    return refreshLive(this.#s.lifecycle, () => this.#s.version());
   }
 
   /**
@@ -462,15 +344,7 @@ export class PluginRuntime {
    * order. The same object until something in it changes.
    */
   environment(): ResolvedExecutionEnv {
-    const version = this.#version();
-    if (this.#env === undefined || this.#envVersion !== version) {
-      const order = this.#index.order().filter((id) =>
-        this.#records.get(id)!.state.status === "active"
-      );
-      this.#env = buildEnvironment(this.registries, order, version);
-      this.#envVersion = version;
-    }
-    return this.#env;
+    return this.#s.environment();
   }
 
   /**
@@ -478,42 +352,6 @@ export class PluginRuntime {
    * host is shutting down, not the user switching plugins off.
    */
   stop(): Promise<void> {
-    return this.#serial(() => stopAll(this.#transitions));
+    return this.#s.serial(() => stopAll(this.#s.transitions));
   }
-
-  #record(id: string): PluginRecord {
-    const record = this.#records.get(id);
-    if (record === undefined) throw new UnknownPluginError(id, this.ids());
-    return record;
-  }
-
-  #serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.#queue.then(work);
-    this.#queue = next.catch(() => {});
-    return next;
-  }
-
-  #version(): number {
-    let sum = 0;
-    for (const registry of this.#lifecycle.registryList) sum += registry.version;
-    return sum;
-  }
-
-  #tickFault(record: PluginRecord, error: unknown): void {
-    if (record.tickFault) return;
-    record.tickFault = true;
-    const fault = new PluginFaultError(record.plugin.id, "tick", error);
-    this.report({ pluginId: record.plugin.id, where: "tick", message: fault.message, error });
-  }
-
-  #diagnose = (diagnostic: Diagnostic): void => {
-    this.#diagnostics.push(diagnostic);
-    if (this.#diagnostics.length > MAX_DIAGNOSTICS) this.#diagnostics.shift();
-    try {
-      this.#onDiagnostic?.(diagnostic);
-    } catch {
-      // A failing sink must not turn a contained fault into an uncontained one.
-    }
-    this.#faults.diagnosed(diagnostic);
-  };
 }

@@ -99,7 +99,9 @@ export interface StatusRegistryOptions {
 
 /** What sits between two segments of the bar. */
 const SEPARATOR = " │ ";
-const SEPARATOR_WIDTH = cellWidth(SEPARATOR);
+// Measured at the first bar composed, not at import: the box-drawing character is outside ASCII,
+// so measuring it builds the width tables, which a command that shows no bar never needs.
+let separatorWidth: number | undefined;
 const TONES: ReadonlySet<string> = new Set<StatusTone>([
   "dim",
   "good",
@@ -322,10 +324,11 @@ export function createStatusRegistry(options: StatusRegistryOptions = {}): Statu
       // change what the next one, or the host, sees. A frozen copy rather than a view, since
       // segments read it at every frame.
       const seen = sealedCopy(snapshot);
+      const gap = separatorWidth ??= cellWidth(SEPARATOR);
       for (const record of position) {
         render(record, seen);
         if (!record.value.shown) continue;
-        total += record.value.width + (count > 0 ? SEPARATOR_WIDTH : 0);
+        total += record.value.width + (count > 0 ? gap : 0);
         count++;
       }
       let dropped: string[] | undefined;
@@ -336,7 +339,7 @@ export function createStatusRegistry(options: StatusRegistryOptions = {}): Statu
           if (!slot.shown) continue;
           slot.shown = false;
           (dropped ??= []).push(record.id);
-          total -= slot.width + SEPARATOR_WIDTH;
+          total -= slot.width + gap;
           count--;
           if (total <= limit) break;
         }
