@@ -10,6 +10,7 @@
 
 import { isAbsolute, join } from "node:path";
 import { describeError, withFileLock } from "@amber/core";
+import { type ModuleGraph, moduleGraphProblem } from "./module_graph.ts";
 import { ThirdPartyPluginError } from "./third_party_error.ts";
 
 /** The lock file's name in the config directory. */
@@ -40,6 +41,12 @@ export interface PluginLockEntry {
   readonly resolved: string;
   /** The sha256 of that file, lowercase hex. */
   readonly sha256: string;
+  /**
+   * Every local file the plugin imports and every npm package it resolves to, each with its
+   * hash or version (see `module_graph.ts`). An entry written before amber recorded graphs has
+   * none: it still loads, with a notice to run `amber plugins update <id>`.
+   */
+  readonly graph?: ModuleGraph;
   /** When it was added or last accepted, ISO 8601. */
   readonly addedAt: string;
 }
@@ -196,6 +203,10 @@ function lockProblem(data: unknown): string | undefined {
     }
     if (typeof entry.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(entry.sha256)) {
       return `plugins[${i}].sha256 is not 64 hex digits`;
+    }
+    if (entry.graph !== undefined) {
+      const problem = moduleGraphProblem(entry.graph);
+      if (problem !== undefined) return `plugins[${i}].graph: ${problem}`;
     }
     if (entry.kind === "file" && !isAbsolute(entry.spec as string)) {
       return `plugins[${i}].spec is not an absolute path`;

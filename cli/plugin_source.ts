@@ -8,8 +8,8 @@
  * - `jsr:@scope/pkg[@range][/sub]`: the entry module of the version picked at add time, fetched
  *   from jsr.io; the version is pinned in `specifier`.
  *
- * Modules that file imports are not hashed. The hash is checked before the module is imported,
- * so a changed file never runs; the one exception is an npm package that Deno can only locate
+ * With `expected`, every local file of the recorded module graph (`module_graph.ts`) is hashed
+ * too, before the module is imported, so a changed file never runs; the one exception is an npm package that Deno can only locate
  * once it is loaded (no `node_modules`, e.g. when running the bundle): it is imported, then
  * hashed, and a changed one is still never registered, but its top-level code has run.
  *
@@ -25,9 +25,11 @@ import {
   pluginFromExport,
   type PluginHostApi,
 } from "@amber/core";
+import { graphFolder, verifyModuleGraph } from "./module_graph.ts";
 import type { PluginLockEntry, PluginSourceKind } from "./plugin_lock.ts";
 import {
   describeLoadError,
+  PluginGraphChangedError,
   PluginHashMismatchError,
   ThirdPartyPluginError,
 } from "./third_party_error.ts";
@@ -57,8 +59,14 @@ export interface LoadOptions {
   readonly cwd?: string;
   /** The host API handed to a factory; amber's by default. */
   readonly api?: PluginHostApi;
-  /** The recorded entry: its hash must match, and its pinned specifier is what is imported. */
-  readonly expected?: Pick<PluginLockEntry, "sha256" | "specifier" | "resolved" | "spec">;
+  /**
+   * The recorded entry: its hash and every file of its graph must match, and its pinned
+   * specifier is what is imported.
+   */
+  readonly expected?: Pick<PluginLockEntry, "sha256" | "specifier" | "resolved" | "spec"> & {
+    readonly id?: string;
+    readonly graph?: PluginLockEntry["graph"];
+  };
 }
 
 /**
@@ -101,6 +109,18 @@ export async function loadThirdPartyPlugin(
       options.expected.sha256,
       source.sha256,
     );
+  }
+  const folder = graphFolder(source.resolved);
+  if (options.expected?.graph !== undefined && folder !== undefined) {
+    const [problem] = await verifyModuleGraph(options.expected.graph, folder);
+    if (problem !== undefined) {
+      throw new PluginGraphChangedError(
+        options.expected.spec,
+        options.expected.id ?? source.spec,
+        problem.file,
+        problem.state,
+      );
+    }
   }
   const module = source.module ?? await importModule(source.specifier, source.file);
   let plugin: Plugin;

@@ -24,9 +24,13 @@
  * export / `mod.ts`), an npm package's entry file as Deno resolves it, or a JSR package's entry
  * module of the version picked at add time (pinned in `specifier`).
  *
- * Only that one file is hashed: modules it imports are not. The hash is checked before the
- * module is imported, so a changed file never runs; a changed file is refused (the plugin is
- * `failed`, naming the file and both hashes) until `amber plugins add <spec>` accepts it again.
+ * The entry also records the plugin's module graph (`graph`, see `module_graph.ts`): every local
+ * file it imports with its sha256, and its npm packages with version and integrity. The hashes
+ * are checked before the module is imported, so a changed file never runs: a changed entry file
+ * is refused (the plugin is `failed`, naming the file and both hashes) until
+ * `amber plugins add <spec>` accepts it again, a changed or missing imported file until
+ * `amber plugins update <id>` does. An entry without `graph` (written before amber recorded
+ * graphs) still loads, with a notice to run `update`.
  * The one exception is an npm package that Deno can only locate once it is loaded (no
  * `node_modules`, e.g. when running the bundle): it is imported, then hashed, and a changed one
  * is still never registered, but its top-level code has run.
@@ -70,6 +74,13 @@ import {
   updatePluginLock,
 } from "./plugin_lock.ts";
 import { type LoadedPlugin, loadThirdPartyPlugin } from "./plugin_source.ts";
+import {
+  computeModuleGraph,
+  diffModuleGraphs,
+  type GraphDiff,
+  graphFolder,
+  type ModuleGraph,
+} from "./module_graph.ts";
 import { describeLoadError, ThirdPartyPluginError } from "./third_party_error.ts";
 import { VERSION } from "./version.ts";
 
@@ -84,7 +95,12 @@ export {
   writePluginLock,
 } from "./plugin_lock.ts";
 export { type LoadedPlugin, type LoadOptions, loadThirdPartyPlugin } from "./plugin_source.ts";
-export { PluginHashMismatchError, ThirdPartyPluginError } from "./third_party_error.ts";
+export {
+  PluginGraphChangedError,
+  PluginHashMismatchError,
+  ThirdPartyPluginError,
+} from "./third_party_error.ts";
+export type { GraphDiff, GraphFile, GraphPackage, ModuleGraph } from "./module_graph.ts";
 export type { FaultRecord, PluginFaultEntry, RecordedFault, RecordedHold } from "./fault_record.ts";
 
 /** What {@linkcode addThirdPartyPlugin} did. */
@@ -165,6 +181,11 @@ export async function addThirdPartyPlugin(
       `${loaded.file}: its id '${plugin.id}' is taken by a bundled plugin; a third-party plugin needs an id of its own`,
     );
   }
+  // Listed only now that it loaded: a plugin that does not is refused with Deno's own words.
+  const folder = graphFolder(loaded.resolved);
+  const graph = folder === undefined
+    ? undefined
+    : await computeModuleGraph(loaded.specifier, folder);
   const entry: PluginLockEntry = {
     id: plugin.id,
     name: plugin.name,
@@ -176,6 +197,7 @@ export async function addThirdPartyPlugin(
     specifier: loaded.specifier,
     resolved: loaded.resolved,
     sha256: loaded.sha256,
+    ...(graph !== undefined ? { graph } : {}),
     addedAt: new Date().toISOString(),
   };
   let previous: PluginLockEntry | undefined;
@@ -208,6 +230,64 @@ export async function addThirdPartyPlugin(
     }]);
   }
   return { entry, path, ...(previous !== undefined ? { previous } : {}) };
+}
+
+/** What {@linkcode updateThirdPartyPlugin} did. */
+export interface UpdateResult extends AddResult {
+  /** The entry it replaced. */
+  readonly previous: PluginLockEntry;
+  /**
+   * How the recorded graph changed; `undefined` when the old entry had no graph (it recorded
+   * only its entry file) or the new one has none (a remote module).
+   */
+  readonly diff?: GraphDiff;
+}
+
+/**
+ * `amber plugins update <id>`: loads the added plugin `id` again from the spec it was added
+ * from and records its entry file and module graph as they are now, under the lock file's
+ * lock, returning what changed. Throws a `UsageError` for an id that is not an added plugin.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { addThirdPartyPlugin, updateThirdPartyPlugin } from "@amber/cli/third-party";
+ * const dir = await Deno.realPath(await Deno.makeTempDir());
+ * await Deno.writeTextFile(
+ *   `${dir}/mod.js`,
+ *   "import { name } from './helper.js'; export default { id: 'tiny', version: '1.0.0', " +
+ *     "name, initialize: () => true, shutdown() {}, capabilities: () => [] };",
+ * );
+ * await Deno.writeTextFile(`${dir}/helper.js`, "export const name = 'Tiny';");
+ * await addThirdPartyPlugin(dir, `${dir}/mod.js`, { bundledIds: [] });
+ * await Deno.writeTextFile(`${dir}/helper.js`, "export const name = 'Tiny too';");
+ * const { diff, entry } = await updateThirdPartyPlugin(dir, "tiny", { bundledIds: [] });
+ * assert.deepEqual(diff?.changed, ["helper.js"]);
+ * assert.deepEqual(entry.graph?.files.map((file) => file.path), ["helper.js", "mod.js"]);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function updateThirdPartyPlugin(
+  configDir: string,
+  id: string,
+  options: AddOptions,
+): Promise<UpdateResult> {
+  const recorded = (await readPluginLock(configDir)).plugins.find((e) => e.id === id);
+  if (recorded === undefined) {
+    const added = (await readPluginLock(configDir)).plugins.map((e) => e.id).join(", ");
+    throw new UsageError(`'${id}' is not an added plugin; added plugins: ${added || "(none)"}`);
+  }
+  const result = await addThirdPartyPlugin(configDir, recorded.spec, options);
+  const previous = result.previous ?? recorded;
+  const before: ModuleGraph | undefined = previous.graph;
+  const after = result.entry.graph;
+  return {
+    ...result,
+    previous,
+    ...(before !== undefined && after !== undefined
+      ? { diff: diffModuleGraphs(before, after) }
+      : {}),
+  };
 }
 
 /** What {@linkcode removeThirdPartyPlugin} did. */
@@ -334,6 +414,16 @@ export async function registerThirdPartyPlugins(
       try {
         runtime.register(loaded.plugin, { source: entry.spec });
         registered.push(loaded.plugin);
+        // An entry from before graphs were recorded still loads; the user's file is left alone.
+        if (entry.graph === undefined && graphFolder(entry.resolved) !== undefined) {
+          runtime.report({
+            pluginId: entry.id,
+            where: PLUGIN_LOCK_FILE,
+            message:
+              `${entry.spec}: the lock records only this file, not the modules it imports; ` +
+              `run \`amber plugins update ${entry.id}\` to record them all`,
+          });
+        }
         continue;
       } catch (thrown) {
         reason = `${loaded.file}: ${describeLoadError(thrown)}`;

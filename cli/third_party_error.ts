@@ -63,6 +63,44 @@ export class PluginHashMismatchError extends ThirdPartyPluginError {
 }
 
 /**
+ * A file a recorded plugin imports changed or went missing since its module graph was recorded:
+ * the plugin is refused before any of its code runs.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PluginGraphChangedError } from "@amber/cli/third-party";
+ * const error = new PluginGraphChangedError("/p/mod.ts", "greeter", "/p/helper.ts", "changed");
+ * assert.equal(error.name, "PluginGraphChangedError");
+ * assert.equal(
+ *   error.message,
+ *   "/p/helper.ts: refused: plugin 'greeter' imports it and it changed since it was added; " +
+ *     "run `amber plugins update greeter` to accept it",
+ * );
+ * ```
+ */
+export class PluginGraphChangedError extends ThirdPartyPluginError {
+  /** The plugin's id. */
+  readonly id: string;
+  /** The file that changed or is missing. */
+  readonly file: string;
+  /** Whether it has other bytes or cannot be read. */
+  readonly state: "changed" | "missing";
+  /** Creates the error. */
+  constructor(spec: string, id: string, file: string, state: "changed" | "missing") {
+    const what = state === "changed" ? "it changed since it was added" : "it is missing";
+    super(
+      spec,
+      `${file}: refused: plugin '${id}' imports it and ${what}; run \`amber plugins update ${id}\` to accept it`,
+    );
+    this.name = "PluginGraphChangedError";
+    this.id = id;
+    this.file = file;
+    this.state = state;
+  }
+}
+
+/**
  * `error` on one line, as a plugin list shows a failed plugin's reason: Deno's import errors
  * run over several lines with colours (a code frame, then `at file:line`), so this keeps the
  * message and, when Deno said, where. amber's own errors already name the file, so their class

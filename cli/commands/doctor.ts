@@ -5,7 +5,8 @@
  *
  * - every plugin's remembered faults, quarantines and holds (`faults.json`);
  * - processes an earlier amber left running (after a kill -9; see `leftovers.ts`);
- * - the lock's state: a recorded plugin whose file changed since it was added, or is missing.
+ * - the lock's state: a recorded plugin whose entry file or any local file it imports (its
+ *   recorded module graph) changed since it was added, or is missing.
  *
  * Exit code 0 when all is well (recent faults alone are shown but need nothing), 1 when
  * something needs attention.
@@ -23,6 +24,7 @@ import {
   readFaultRecord,
 } from "../fault_record.ts";
 import { describeLeftover, type Leftover, listLeftovers } from "../leftovers.ts";
+import { graphFolder, verifyModuleGraph } from "../module_graph.ts";
 import { PLUGIN_LOCK_FILE, type PluginLockEntry, readPluginLock } from "../plugin_lock.ts";
 
 /** `amber doctor`. */
@@ -60,6 +62,10 @@ export interface LockCheck {
   readonly resolved: string;
   /** `ok`, `changed`, `missing`, or `unchecked` (a remote file). */
   readonly state: "ok" | "changed" | "missing" | "unchecked";
+  /** The first file found changed or missing: `resolved` or a file of its module graph. */
+  readonly file?: string;
+  /** Whether the lock records its module graph (an older entry records only `resolved`). */
+  readonly graph: boolean;
 }
 
 /** Everything `amber doctor` reports; `--json` prints it as is. */
@@ -144,21 +150,27 @@ export async function doctorReport(configDir: string): Promise<DoctorReport> {
   for (const check of lock) {
     if (check.state === "ok" || check.state === "unchecked") continue;
     const remove = `\`amber plugins remove ${check.id}\` drops it`;
+    const file = check.file ?? check.resolved;
     findings.push(
       check.state === "missing"
         ? {
           area: "lock",
           subject: check.id,
           attention: true,
-          what: `${check.resolved} is missing, so the plugin cannot load`,
+          what: `${file} is missing, so the plugin cannot load`,
           todo: `put it back (or \`amber plugins add\` it from where it is now); ${remove}`,
         }
         : {
           area: "lock",
           subject: check.id,
           attention: true,
-          what: `${check.resolved} changed since it was added, so it is refused`,
-          todo: `\`amber plugins add ${check.spec}\` accepts it as it is now; ${remove}`,
+          what: `${file} changed since it was added, so it is refused`,
+          // The entry file itself is accepted by adding its spec again, as its load error says.
+          todo: `${
+            check.file === undefined
+              ? `\`amber plugins add ${check.spec}\``
+              : `\`amber plugins update ${check.id}\``
+          } accepts it as it is now; ${remove}`,
         },
     );
   }
@@ -285,8 +297,14 @@ function times(count: number): string {
 }
 
 async function checkLockEntry(entry: PluginLockEntry): Promise<LockCheck> {
-  const base = { id: entry.id, spec: entry.spec, resolved: entry.resolved };
-  if (!entry.resolved.startsWith("file:")) return { ...base, state: "unchecked" };
+  const base = {
+    id: entry.id,
+    spec: entry.spec,
+    resolved: entry.resolved,
+    graph: entry.graph !== undefined,
+  };
+  const folder = graphFolder(entry.resolved);
+  if (folder === undefined) return { ...base, state: "unchecked" };
   let bytes: Uint8Array;
   try {
     bytes = await Deno.readFile(new URL(entry.resolved));
@@ -295,5 +313,9 @@ async function checkLockEntry(entry: PluginLockEntry): Promise<LockCheck> {
   }
   const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
   const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-  return { ...base, state: hex === entry.sha256 ? "ok" : "changed" };
+  if (hex !== entry.sha256) return { ...base, state: "changed" };
+  const [problem] = entry.graph === undefined ? [] : await verifyModuleGraph(entry.graph, folder);
+  return problem === undefined
+    ? { ...base, state: "ok" }
+    : { ...base, state: problem.state, file: problem.file };
 }

@@ -1,5 +1,5 @@
 /**
- * `amber plugins list|info|enable|disable|graph|add|remove`.
+ * `amber plugins list|info|enable|disable|graph|add|update|remove`.
  *
  * @module
  */
@@ -18,7 +18,7 @@ import {
   describeState,
   pluginConsoleLines,
 } from "../plugin_console.ts";
-import { addPlugin, removePlugin } from "./plugins_add.ts";
+import { addPlugin, removePlugin, updatePlugin } from "./plugins_add.ts";
 
 /** `amber plugins`. */
 export const pluginsCommand: CliCommand = {
@@ -33,8 +33,11 @@ export const pluginsCommand: CliCommand = {
                                   (--cascade too; --json prints the plan as JSON)
   plugins graph                   the activation order, with each plugin's requirements
   plugins add <spec>              add a third-party plugin: a .ts/.js file or a directory,
-                                  npm:<pkg>[@range] or jsr:@scope/pkg; records its sha256 in
-                                  plugins.lock.json (again: accept a changed source)
+                                  npm:<pkg>[@range] or jsr:@scope/pkg; records in
+                                  plugins.lock.json the sha256 of every local file it imports
+                                  and its npm packages' versions and integrity
+  plugins update <id>             record an added plugin's files as they are now (accepts a
+                                  changed source), saying what changed
   plugins remove <id>             drop an added plugin (its plugin.conf stays)`,
   flags: ["cascade", "dry-run", "json"],
   run: plugins,
@@ -45,6 +48,7 @@ async function plugins(context: CommandContext): Promise<number> {
   // Before the host opens: adding a plugin must not run the recorded ones first.
   if (context.words[0] === "add") return await addPlugin(context);
   if (context.words[0] === "remove") return await removePlugin(context);
+  if (context.words[0] === "update") return await updatePlugin(context);
   const host = await context.host();
   const { switches } = context.parsed;
   const cascade = switches.has("cascade");
@@ -55,7 +59,7 @@ async function plugins(context: CommandContext): Promise<number> {
   if (switches.has("json") && !dryRun) {
     throw new UsageError("--json goes with plugins disable --dry-run");
   }
-  const verbs = ["list", "info", "enable", "disable", "graph", "add", "remove"];
+  const verbs = ["list", "info", "enable", "disable", "graph", "add", "update", "remove"];
   if (verb === undefined || verb === "list") {
     if (id !== undefined) throw new UsageError("plugins list takes no arguments");
     io.out(

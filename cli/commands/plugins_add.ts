@@ -1,6 +1,6 @@
 /**
- * `amber plugins add <spec>` and `amber plugins remove <id>`: the third-party plugin verbs of
- * `amber plugins`. They work on the lock file before any host opens, so adding a plugin again
+ * `amber plugins add <spec>`, `amber plugins update <id>` and `amber plugins remove <id>`: the
+ * third-party plugin verbs of `amber plugins`. They work on the lock file before any host opens, so adding a plugin again
  * to accept a changed source never runs the refused one first.
  *
  * @module
@@ -12,7 +12,12 @@ import { UsageError } from "../args.ts";
 import type { CommandContext } from "../command.ts";
 import { loadConfigFile } from "../config_file.ts";
 import { describeContributions, describeState } from "../plugin_console.ts";
-import { addThirdPartyPlugin, removeThirdPartyPlugin } from "../third_party.ts";
+import type { ModuleGraph } from "../module_graph.ts";
+import {
+  addThirdPartyPlugin,
+  removeThirdPartyPlugin,
+  updateThirdPartyPlugin,
+} from "../third_party.ts";
 
 /**
  * `amber plugins add <spec>`: records the plugin, then starts the host with it and reports its
@@ -59,11 +64,85 @@ export async function addPlugin(context: CommandContext): Promise<number> {
   const { io } = context;
   io.out(`${entry.id} ${entry.version}: ${entry.name}, ${how} from ${entry.spec}`);
   io.out(`  sha256 ${entry.sha256} of ${entry.resolved}`);
+  if (entry.graph !== undefined) io.out(`  ${describeGraph(entry.graph)}`);
   io.out(`  recorded in ${path}`);
   const host = await context.host();
   const info = host.runtime.info(entry.id);
   io.out(`  state: ${describeState(info.state)} (${describeContributions(info.contributions)})`);
   return info.state.status === "failed" ? 1 : 0;
+}
+
+/**
+ * `amber plugins update <id>`: loads an added plugin again from where it was added, records its
+ * module graph as it is now, and says what changed (files added, removed, changed; packages);
+ * then starts the host and reports its state, like `add`. This is how a plugin refused because
+ * a file it imports changed is accepted.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { main } from "@amber/cli";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(
+ *   `${dir}/tiny.js`,
+ *   "import { name } from './name.js'; export default { id: 'tiny', version: '1.0.0', name, " +
+ *     "initialize: () => true, shutdown() {}, capabilities: () => [] };",
+ * );
+ * await Deno.writeTextFile(`${dir}/name.js`, "export const name = 'Tiny';");
+ * const out: string[] = [];
+ * const io = { out: (text: string) => out.push(text), err: () => {} };
+ * await main(["plugins", "add", `${dir}/tiny.js`, "--config-dir", dir], io);
+ * await Deno.writeTextFile(`${dir}/name.js`, "export const name = 'Tinier';");
+ * out.length = 0;
+ * // `amber plugins update <id>` runs updatePlugin.
+ * assert.equal(await main(["plugins", "update", "tiny", "--config-dir", dir], io), 0);
+ * assert.ok(out.includes("  changed: name.js"));
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function updatePlugin(context: CommandContext): Promise<number> {
+  const [, id, ...extra] = context.words;
+  if (id === undefined || extra.length > 0) {
+    throw new UsageError("usage: amber plugins update <id>");
+  }
+  const dir = configDirOf(context);
+  const config = await loadConfigFile(dir);
+  const { entry, previous, diff, path } = await updateThirdPartyPlugin(dir, id, {
+    cwd: shellCwd(),
+    bundledIds: context.plugins().map((plugin) => plugin.id),
+    timeoutMs: timeoutFor(config, "import", id),
+  });
+  const { io } = context;
+  io.out(`${entry.id} ${entry.version}: ${entry.name}, updated from ${entry.spec}`);
+  if (previous.version !== entry.version) {
+    io.out(`  version: ${previous.version} -> ${entry.version}`);
+  }
+  if (previous.sha256 !== entry.sha256) io.out(`  changed: ${entry.resolved}`);
+  if (diff !== undefined) {
+    for (const file of diff.added) io.out(`  added: ${file}`);
+    for (const file of diff.removed) io.out(`  removed: ${file}`);
+    for (const file of diff.changed) io.out(`  changed: ${file}`);
+    for (const pkg of diff.packagesAdded) io.out(`  package added: ${pkg}`);
+    for (const pkg of diff.packagesRemoved) io.out(`  package removed: ${pkg}`);
+    const same = diff.added.length + diff.removed.length + diff.changed.length +
+            diff.packagesAdded.length + diff.packagesRemoved.length === 0 &&
+      previous.sha256 === entry.sha256;
+    if (same) io.out("  nothing changed");
+  } else if (previous.graph === undefined && entry.graph !== undefined) {
+    io.out("  the lock had only its entry file; now it records every module it imports");
+  }
+  if (entry.graph !== undefined) io.out(`  ${describeGraph(entry.graph)}`);
+  io.out(`  recorded in ${path}`);
+  const host = await context.host();
+  const info = host.runtime.info(entry.id);
+  io.out(`  state: ${describeState(info.state)} (${describeContributions(info.contributions)})`);
+  return info.state.status === "failed" ? 1 : 0;
+}
+
+function describeGraph(graph: ModuleGraph): string {
+  const files = `${graph.files.length} ${graph.files.length === 1 ? "file" : "files"}`;
+  const count = graph.packages.length;
+  return `module graph: ${files}, ${count} npm ${count === 1 ? "package" : "packages"}`;
 }
 
 /**

@@ -259,15 +259,21 @@ Deno.test("a plugin that breaks after it was added is failed and named while eve
   const config = join(tmp.dir, "config");
   const file = await writePlugin(join(tmp.dir, "shouter"));
   strictEqual((await amber(config, "plugins", "add", file)).code, 0);
-  // The hashed file is unchanged; a module it imports now throws at import.
+  // The entry file is unchanged; a module it imports now throws at import, and is refused
+  // before it runs, since the lock records every module of the plugin.
+  const impl = join(tmp.dir, "shouter", "impl.ts");
   await Deno.writeTextFile(
-    join(tmp.dir, "shouter", "impl.ts"),
+    impl,
     'export const suffix: string = "!";\nthrow new Error("impl gone");\n',
   );
+  const refused =
+    `${impl}: refused: plugin 'shouter' imports it and it changed since it was added; ` +
+    "run `amber plugins update shouter` to accept it";
   const list = await amber(config, "plugins", "list");
   strictEqual(list.code, 0, list.err);
-  ok(list.out.includes(`failed: ${file}: cannot be imported: Error: impl gone`), list.out);
-  match(list.err, /plugin 'shouter' \(load\): .*impl gone/);
+  ok(list.out.includes(`failed: ${refused}`), list.out);
+  ok(list.err.includes(`plugin 'shouter' (load): ${refused}`), list.err);
+  ok(!list.err.includes("impl gone"), list.err);
   match(list.out, /^ {2}hello +Hello +0\.1\.0 +active/m);
   strictEqual((await amber(config, "cmd", "hello", "greet", "amber")).out, "Hello, amber!");
 
@@ -278,7 +284,11 @@ Deno.test("a plugin that breaks after it was added is failed and named while eve
   strictEqual(quiet.err, "");
   const on = await amber(config, "plugins", "enable", "shouter");
   strictEqual(on.code, 1);
-  match(on.out, /shouter: failed: .*impl gone/);
+  ok(on.out.includes(`shouter: failed: ${refused}`), on.out);
+  // Accepting it imports it, so the module that throws is refused there, and nothing recorded.
+  const update = await amber(config, "plugins", "update", "shouter");
+  strictEqual(update.code, 1);
+  match(update.err, /impl gone/);
 });
 
 Deno.test("lock entries for a syntax error, a wrong shape and a missing file are each failed with the file and the cause", async () => {
