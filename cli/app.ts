@@ -217,6 +217,8 @@ export async function main(
     }
     return await (await entry.load()).run(context);
   } catch (error) {
+    // Whoever read the output went away (`amber plugins list | head -1`): nothing to tell them.
+    if (error instanceof Deno.errors.BrokenPipe) return 141;
     if (
       error instanceof UsageError || error instanceof UnknownPluginError ||
       error instanceof UnknownProviderError

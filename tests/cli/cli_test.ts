@@ -4,7 +4,7 @@
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { makeBundledPlugins } from "@amber/plugins";
 import { tempDir } from "../_helpers.ts";
-import { type Result, runAmber } from "./_subprocess.ts";
+import { MAIN, PERMISSIONS, type Result, runAmber } from "./_subprocess.ts";
 
 const amber = (configDir: string, ...args: string[]): Promise<Result> => runAmber(configDir, args);
 
@@ -206,4 +206,20 @@ Deno.test("amber plugins graph shows the activation order; info shows requires, 
   match(info.out, /^ {2}requires: nothing$/m);
   match(info.out, /^ {2}bound: tools: exact \[greet\]; commands: exact \[hello\]$/m);
   match(info.out, /^ {2}config: \{"type":"object","properties":\{"greeting":/m);
+});
+
+Deno.test("a reader that goes away (amber ... | head) ends amber quietly, with no error printed", async () => {
+  await using tmp = await tempDir();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMISSIONS, MAIN, "plugins", "list"],
+    env: { AMBER_CONFIG_DIR: tmp.dir, NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // Gone before amber writes a line: its first write meets a closed pipe.
+  await child.stdout.cancel();
+  const [status, stderr] = await Promise.all([child.status, new Response(child.stderr).text()]);
+  strictEqual(stderr, "");
+  strictEqual(status.code, 141);
 });
