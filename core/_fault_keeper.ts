@@ -2,7 +2,7 @@
 // the quarantine of one that makes too many, the plugins held back for the host, and what the
 // host is told (see faults.ts). The runtime owns the transitions; this asks it for them.
 
-import { block, requirementProblem } from "./_lifecycle.ts";
+import { blockCascaded } from "./_lifecycle.ts";
 import type { PluginRecord } from "./_plugin_record.ts";
 import type { AmberConfig } from "./config.ts";
 import { describeError } from "./errors.ts";
@@ -110,12 +110,7 @@ export class FaultKeeper {
     const how = `switch it back on with \`/set plugin on ${id}\` (it starts as usual next time)`;
     record.state = { status: "failed", reason: `quarantined after ${why}; ${how}` };
     // The plugins switched off with it wait for it, and now say why it is gone.
-    const records = this.#host.records;
-    for (const dependent of result.cascaded) {
-      const other = records.get(dependent)!;
-      const problem = requirementProblem(records, other);
-      if (problem !== undefined) block(other, problem, false);
-    }
+    blockCascaded(this.#host.records, result.cascaded);
     const also = result.cascaded.length === 0
       ? ""
       : ` with the plugins that require it (${result.cascaded.join(", ")})`;

@@ -18,7 +18,7 @@ import { PluginScope, type ScopeHost } from "./_plugin_scope.ts";
 import type { Capability } from "./capability.ts";
 import type { AmberConfig } from "./config.ts";
 import { describeError } from "./errors.ts";
-import { withDeadline } from "./limits.ts";
+import { DeadlineError, withDeadline } from "./limits.ts";
 import type { EventBus } from "./event_bus.ts";
 import type { PluginLedger, UnwindFault } from "./ledger.ts";
 import { type DecodedSection, decodePluginConfig } from "./plugin_config.ts";
@@ -208,6 +208,21 @@ export function block(record: PluginRecord, failure: ResolutionError, broken: bo
 }
 
 /**
+ * Blocks each of `ids` (plugins switched off along with one they require, which stay on in their
+ * own files) on the requirement that is now missing, so each says why it waits.
+ */
+export function blockCascaded(
+  records: ReadonlyMap<string, PluginRecord>,
+  ids: readonly string[],
+): void {
+  for (const id of ids) {
+    const record = records.get(id)!;
+    const problem = requirementProblem(records, record);
+    if (problem !== undefined) block(record, problem, false);
+  }
+}
+
+/**
  * Unwinds every contribution of `record`. A remove that threw may have left entries behind:
  * they are purged and reported, so a disable is clean whatever went wrong. Without a fault
  * nothing is swept, since a plugin never reaches a registry except through the handles the
@@ -286,28 +301,23 @@ function failed(
 // A promise only when the plugin's shutdown returned one; what it throws or rejects is reported.
 function shutdown(host: LifecycleHost, record: PluginRecord): Promise<void> | undefined {
   const id = record.plugin.id;
-  const report = (error: unknown): void =>
-    host.diagnose({ pluginId: id, where: "shutdown", message: describeError(error), error });
+  const report = (error: unknown): void => {
+    // A deadline reads as itself ("plugin 'x': shutdown did not finish within N ms").
+    const message = error instanceof DeadlineError ? error.message : describeError(error);
+    host.diagnose({ pluginId: id, where: "shutdown", message, error });
+  };
   try {
     const done = record.plugin.shutdown();
     if (isThenable(done)) {
-      return within(host, done, `plugin '${id}': shutdown`).then(() => {}, report);
+      return withDeadline(() => done, host.timeoutMs, `plugin '${id}': shutdown`).then(
+        () => {},
+        report,
+      );
     }
   } catch (error) {
     report(error);
   }
   return undefined;
-}
-
-function within<T>(host: LifecycleHost, promise: PromiseLike<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${what} did not finish within ${host.timeoutMs} ms`)),
-      host.timeoutMs,
-    );
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Whether `value` has a `then` method. */

@@ -48,7 +48,6 @@ export class RuntimeState {
   readonly #diagnostics: Diagnostic[] = [];
   #queue: Promise<unknown> = Promise.resolve();
   #env: ResolvedExecutionEnv | undefined;
-  #envVersion = 0;
 
   constructor(options: PluginRuntimeOptions) {
     const registries = options.registries;
@@ -199,12 +198,11 @@ export class RuntimeState {
   /** The execution environment of the active plugins: the same object until something moves. */
   environment(): ResolvedExecutionEnv {
     const version = this.version();
-    if (this.#env === undefined || this.#envVersion !== version) {
+    if (this.#env === undefined || this.#env.version !== version) {
       const order = this.index.order().filter((id) =>
         this.records.get(id)!.state.status === "active"
       );
       this.#env = buildEnvironment(this.registries, order, version);
-      this.#envVersion = version;
     }
     return this.#env;
   }

@@ -10,9 +10,9 @@ import { applyDisable, planDisable } from "./_disable.ts";
 import {
   activateIfReady,
   block,
+  blockCascaded,
   deactivate,
   type LifecycleHost,
-  requirementProblem,
 } from "./_lifecycle.ts";
 import { DISABLED, NO_FAILURES, type PluginRecord, REGISTERED } from "./_plugin_record.ts";
 import { defaultOn, readOn, writeOn } from "./_state_io.ts";
@@ -101,11 +101,7 @@ export async function switchPlugin(
   }
   // Switched off for this plugin's sake, they stay on in their own files: blocked until it
   // comes back.
-  for (const dependent of cascaded) {
-    const other = records.get(dependent)!;
-    const problem = requirementProblem(records, other);
-    if (problem !== undefined) block(other, problem, false);
-  }
+  blockCascaded(records, cascaded);
   return { state: record.state, ...written, cascaded, unblocked };
 }
 

@@ -205,9 +205,9 @@ export function createAllowanceRegistry(
     install(
       owner: string,
       capability: AllowanceCapability,
-      _services: PluginServices,
+      services: PluginServices,
     ): InstallResult {
-      return book.install(owner, capability, _services);
+      return book.install(owner, capability, services);
     },
     entries(): readonly RegistryEntry[] {
       return book.entries();

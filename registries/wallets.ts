@@ -144,8 +144,8 @@ export function createWalletRegistry(options: WalletRegistryOptions = {}): Walle
     options.pollTimeoutMs,
   );
   return {
-    install(owner: string, capability: WalletCapability, _services: PluginServices): InstallResult {
-      return book.install(owner, capability, _services);
+    install(owner: string, capability: WalletCapability, services: PluginServices): InstallResult {
+      return book.install(owner, capability, services);
     },
     entries(): readonly RegistryEntry[] {
       return book.entries();

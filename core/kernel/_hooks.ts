@@ -13,9 +13,10 @@ import type { HookCapability, HookInput, PhaseHookPoint, StateCommand } from "..
 import { timeoutFor, withDeadline } from "../limits.ts";
 import type { Message } from "../message.ts";
 import type { NamedEntry } from "../registry.ts";
+import { deepFreeze } from "../read_only.ts";
 import type { PluginRuntime } from "../runtime.ts";
 import { faultText } from "./_fault_text.ts";
-import { deepFreeze, freezeMessage, transcriptSnapshot } from "./_snapshot.ts";
+import { freezeMessage, transcriptSnapshot } from "./_snapshot.ts";
 
 /** What the hooks need of the runtime: its config (deadlines) and its diagnostics. */
 export type HookRuntime = Pick<PluginRuntime, "config" | "report">;

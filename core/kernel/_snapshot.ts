@@ -8,30 +8,7 @@
  */
 
 import type { Message } from "../message.ts";
-
-/**
- * Freezes `value` and everything reachable from it, in place, and returns it. Values a run keeps
- * (state values, parsed arguments) are plain data, so a walk over own properties is enough.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { deepFreeze } from "./_snapshot.ts";
- * const value = deepFreeze({ list: [1, { n: 2 }] });
- * assert.ok(Object.isFrozen(value.list[1]));
- * assert.throws(() => {
- *   (value.list as number[]).push(3);
- * }, TypeError);
- * ```
- */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const key of Reflect.ownKeys(value)) {
-    deepFreeze((value as Record<PropertyKey, unknown>)[key]);
-  }
-  return value;
-}
+import { deepFreeze } from "../read_only.ts";
 
 /**
  * Freezes a message that enters the conversation (and its tool calls), and returns it.

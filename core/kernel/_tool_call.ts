@@ -14,10 +14,10 @@ import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import type { GateInput, GateOutcome } from "../hooks.ts";
 import { timeoutFor, withDeadline } from "../limits.ts";
 import type { ToolCall } from "../message.ts";
+import { deepFreeze } from "../read_only.ts";
 import type { ToolResult } from "../tool.ts";
 import { faultText } from "./_fault_text.ts";
 import { decideGates, isToolResult } from "./_gates.ts";
-import { deepFreeze } from "./_snapshot.ts";
 import { runTool } from "./_tool_deadline.ts";
 import type { RunEvent, RunOptions } from "./run_types.ts";
 
