@@ -16,6 +16,7 @@
 
 import { join } from "node:path";
 import { AmberError, describeError, type FaultEvent, withFileLock } from "@amber/core";
+import { writeTextAtomic } from "./atomic_file.ts";
 
 /** The file's name in the config directory. */
 export const FAULT_RECORD_FILE = "faults.json";
@@ -219,14 +220,7 @@ export async function updateFaultRecord(
   await withFileLock(path, async () => {
     const now = await readFaultRecord(configDir).catch(() => EMPTY_FAULT_RECORD);
     const next = applyFaultEvents(now, events);
-    const temp = `${path}.${crypto.randomUUID()}.tmp`;
-    try {
-      await Deno.writeTextFile(temp, `${JSON.stringify(next, null, 2)}\n`);
-      await Deno.rename(temp, path);
-    } catch (error) {
-      await Deno.remove(temp).catch(() => {});
-      throw error;
-    }
+    await writeTextAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
   });
   return path;
 }

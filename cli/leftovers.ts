@@ -10,6 +10,8 @@
  */
 
 import { join } from "node:path";
+import { signalGroup } from "@amber/plugins/process_group";
+import { writeTextAtomic } from "./atomic_file.ts";
 
 /** The directory, inside the config directory, that holds the records. */
 export const RECORDS_DIR = "processes";
@@ -183,9 +185,7 @@ export async function recordProcess(
   await Deno.mkdir(dir, { recursive: true });
   const path = join(dir, `${pid}-${startTime.replace(/[^0-9A-Za-z]/g, "_")}.json`);
   // Written aside and renamed, so a reader never sees half a record.
-  const temp = `${path}.${Deno.pid}.tmp`;
-  await Deno.writeTextFile(temp, `${JSON.stringify(record)}\n`);
-  await Deno.rename(temp, path);
+  await writeTextAtomic(path, `${JSON.stringify(record)}\n`);
   return {
     record,
     forget: async () => {
@@ -328,20 +328,12 @@ async function groupRuns(leader: ProcessIdentity): Promise<boolean> {
 async function stopGroup(leader: ProcessIdentity, graceMs: number): Promise<void> {
   // Checked right before signalling: the pid must still be the recorded group's.
   if (!(await groupRuns(leader))) return;
-  signal(leader.pid, "SIGTERM");
+  signalGroup(leader.pid, "SIGTERM");
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline && await groupRuns(leader)) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   // Whatever of the group outlived the grace period. While any member lives the group's id
   // cannot be handed to a new process, so this reaches only the recorded group.
-  signal(leader.pid, "SIGKILL");
-}
-
-function signal(pid: number, name: Deno.Signal): void {
-  try {
-    Deno.kill(-pid, name);
-  } catch {
-    // ESRCH: the group is gone.
-  }
+  signalGroup(leader.pid, "SIGKILL");
 }

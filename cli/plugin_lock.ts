@@ -10,6 +10,7 @@
 
 import { isAbsolute, join } from "node:path";
 import { describeError, withFileLock } from "@amber/core";
+import { writeTextAtomic } from "./atomic_file.ts";
 import { type ModuleGraph, moduleGraphProblem } from "./module_graph.ts";
 import { ThirdPartyPluginError } from "./third_party_error.ts";
 
@@ -134,12 +135,9 @@ export async function readPluginLock(configDir: string): Promise<PluginLock> {
 export async function writePluginLock(configDir: string, lock: PluginLock): Promise<string> {
   const path = pluginLockPath(configDir);
   await Deno.mkdir(configDir, { recursive: true });
-  const temp = `${path}.tmp-${crypto.randomUUID()}`;
   try {
-    await Deno.writeTextFile(temp, `${JSON.stringify(lock, null, 2)}\n`);
-    await Deno.rename(temp, path);
+    await writeTextAtomic(path, `${JSON.stringify(lock, null, 2)}\n`);
   } catch (error) {
-    await Deno.remove(temp).catch(() => {});
     throw new ThirdPartyPluginError(path, `${path}: cannot be written: ${describeError(error)}`, {
       cause: error,
     });

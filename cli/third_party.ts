@@ -272,9 +272,10 @@ export async function updateThirdPartyPlugin(
   id: string,
   options: AddOptions,
 ): Promise<UpdateResult> {
-  const recorded = (await readPluginLock(configDir)).plugins.find((e) => e.id === id);
+  const { plugins } = await readPluginLock(configDir);
+  const recorded = plugins.find((e) => e.id === id);
   if (recorded === undefined) {
-    const added = (await readPluginLock(configDir)).plugins.map((e) => e.id).join(", ");
+    const added = plugins.map((e) => e.id).join(", ");
     throw new UsageError(`'${id}' is not an added plugin; added plugins: ${added || "(none)"}`);
   }
   const result = await addThirdPartyPlugin(configDir, recorded.spec, options);

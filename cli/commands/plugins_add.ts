@@ -14,6 +14,7 @@ import { loadConfigFile } from "../config_file.ts";
 import { describeContributions, describeState } from "../plugin_console.ts";
 import type { ModuleGraph } from "../module_graph.ts";
 import {
+  type AddOptions,
   addThirdPartyPlugin,
   removeThirdPartyPlugin,
   updateThirdPartyPlugin,
@@ -50,12 +51,11 @@ export async function addPlugin(context: CommandContext): Promise<number> {
   }
   const dir = configDirOf(context);
   // The plugin's id (and so its own `timeouts.plugins.<id>.import`) is known only once loaded.
-  const config = await loadConfigFile(dir);
-  const { entry, previous, path } = await addThirdPartyPlugin(dir, spec, {
-    cwd: shellCwd(),
-    bundledIds: context.plugins().map((plugin) => plugin.id),
-    timeoutMs: timeoutFor(config, "import"),
-  });
+  const { entry, previous, path } = await addThirdPartyPlugin(
+    dir,
+    spec,
+    await loadOptions(context, dir),
+  );
   const how = previous === undefined
     ? "added"
     : previous.sha256 === entry.sha256
@@ -66,10 +66,7 @@ export async function addPlugin(context: CommandContext): Promise<number> {
   io.out(`  sha256 ${entry.sha256} of ${entry.resolved}`);
   if (entry.graph !== undefined) io.out(`  ${describeGraph(entry.graph)}`);
   io.out(`  recorded in ${path}`);
-  const host = await context.host();
-  const info = host.runtime.info(entry.id);
-  io.out(`  state: ${describeState(info.state)} (${describeContributions(info.contributions)})`);
-  return info.state.status === "failed" ? 1 : 0;
+  return await reportState(context, entry.id);
 }
 
 /**
@@ -106,12 +103,11 @@ export async function updatePlugin(context: CommandContext): Promise<number> {
     throw new UsageError("usage: amber plugins update <id>");
   }
   const dir = configDirOf(context);
-  const config = await loadConfigFile(dir);
-  const { entry, previous, diff, path } = await updateThirdPartyPlugin(dir, id, {
-    cwd: shellCwd(),
-    bundledIds: context.plugins().map((plugin) => plugin.id),
-    timeoutMs: timeoutFor(config, "import", id),
-  });
+  const { entry, previous, diff, path } = await updateThirdPartyPlugin(
+    dir,
+    id,
+    await loadOptions(context, dir, id),
+  );
   const { io } = context;
   io.out(`${entry.id} ${entry.version}: ${entry.name}, updated from ${entry.spec}`);
   if (previous.version !== entry.version) {
@@ -133,10 +129,7 @@ export async function updatePlugin(context: CommandContext): Promise<number> {
   }
   if (entry.graph !== undefined) io.out(`  ${describeGraph(entry.graph)}`);
   io.out(`  recorded in ${path}`);
-  const host = await context.host();
-  const info = host.runtime.info(entry.id);
-  io.out(`  state: ${describeState(info.state)} (${describeContributions(info.contributions)})`);
-  return info.state.status === "failed" ? 1 : 0;
+  return await reportState(context, entry.id);
 }
 
 function describeGraph(graph: ModuleGraph): string {
@@ -185,6 +178,31 @@ export async function removePlugin(context: CommandContext): Promise<number> {
     `  its state file ${join(dir, "plugins", entry.id, "plugin.conf")}, if any, is left as it is`,
   );
   return 0;
+}
+
+// How `add` and `update` load a plugin: from the shell's directory, under config.yaml's import
+// deadline (the plugin's own, for `update`, which knows its id).
+async function loadOptions(
+  context: CommandContext,
+  dir: string,
+  id?: string,
+): Promise<AddOptions> {
+  const config = await loadConfigFile(dir);
+  return {
+    cwd: shellCwd(),
+    bundledIds: context.plugins().map((plugin) => plugin.id),
+    timeoutMs: timeoutFor(config, "import", id),
+  };
+}
+
+// Starts the host and reports the plugin's state: exits 1 when it failed to activate.
+async function reportState(context: CommandContext, id: string): Promise<number> {
+  const host = await context.host();
+  const info = host.runtime.info(id);
+  context.io.out(
+    `  state: ${describeState(info.state)} (${describeContributions(info.contributions)})`,
+  );
+  return info.state.status === "failed" ? 1 : 0;
 }
 
 function configDirOf(context: CommandContext): string {

@@ -296,7 +296,7 @@ export class AgentSession {
     const lock = this.#file?.id === id ? this.#lock : await lockSession(this.host.configDir, id);
     let resumed;
     try {
-      resumed = await SessionFile.resume(this.host.configDir, id, this.#secrets());
+      resumed = await SessionFile.resume(this.host.configDir, id, this.#secretValues);
     } catch (error) {
       if (lock !== this.#lock) lock?.release();
       throw error;
@@ -366,10 +366,6 @@ export class AgentSession {
     for (const listener of this.#listeners) listener(event);
   }
 
-  #secrets(): readonly string[] {
-    return this.#secretValues;
-  }
-
   // Called whenever the provider is resolved: the key in use may have changed.
   #learnSecrets(keyEnv: string | undefined): void {
     const env = this.#options.env ?? ((name: string) => Deno.env.get(name));
@@ -396,7 +392,7 @@ export class AgentSession {
       provider: this.#resolved!.preset.name,
       model: this.#resolved!.model,
       title: prompt.replace(/\s+/g, " ").slice(0, 80),
-    }, this.#secrets());
+    }, this.#secretValues);
   }
 
   #resolve(): void {

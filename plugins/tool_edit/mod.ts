@@ -159,25 +159,22 @@ async function edit(root: string, args: EditArgs): Promise<ToolResult> {
   // A CRLF file keeps CRLF in what is put in, whichever line ends the model wrote.
   let newString = endings === "crlf" ? toCrlf(args.new_string) : args.new_string;
   let found = occurrences(content, oldString);
+  // Matches again with both texts' line ends changed by `convert`, if that finds old_string.
+  const retryWith = (convert: (text: string) => string): void => {
+    const converted = convert(oldString);
+    const again = occurrences(content, converted);
+    if (again.length === 0) return;
+    oldString = converted;
+    newString = convert(newString);
+    found = again;
+  };
   if (found.length === 0 && endings !== "lf" && !oldString.includes("\r")) {
     // Models send LF; a CRLF file (or CRLF region of a mixed one) matches with its own line ends.
-    const converted = toCrlf(oldString);
-    const again = occurrences(content, converted);
-    if (again.length > 0) {
-      oldString = converted;
-      newString = toCrlf(newString);
-      found = again;
-    }
+    retryWith(toCrlf);
   }
   if (found.length === 0 && endings !== "crlf" && oldString.includes("\r\n")) {
     // CRLF text against an LF file (or LF region): match and insert with LF.
-    const converted = toLf(oldString);
-    const again = occurrences(content, converted);
-    if (again.length > 0) {
-      oldString = converted;
-      newString = toLf(newString);
-      found = again;
-    }
+    retryWith(toLf);
   }
   if (found.length === 0) {
     const near = whitespaceMatch(content, oldString);

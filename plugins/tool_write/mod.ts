@@ -9,6 +9,7 @@ import { defineTool } from "@amber/core";
 import {
   describeError,
   displayPath,
+  looksBinary,
   outsideWorkspace,
   resolvePath,
   toolError,
@@ -141,7 +142,7 @@ interface Conventions {
 function conventionsOf(old: Uint8Array, content: string): Conventions {
   const bom = hasUtf8Bom(old);
   const body = bom ? old.subarray(UTF8_BOM.length) : old;
-  if (body.subarray(0, 8192).includes(0) || invalidUtf8At(body) !== -1) {
+  if (looksBinary(body) || invalidUtf8At(body) !== -1) {
     return { bom: false, crlf: false };
   }
   const crlf = lineEndings(new TextDecoder().decode(body)) === "crlf" &&
