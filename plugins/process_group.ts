@@ -114,7 +114,9 @@ export function childEnvironment(
  */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const secret of secrets) {
+  // Longest first: a secret that contains another would otherwise keep its other characters.
+  const ordered = secrets.length > 1 ? [...secrets].sort((a, b) => b.length - a.length) : secrets;
+  for (const secret of ordered) {
     if (out.includes(secret)) out = out.replaceAll(secret, "[redacted]");
   }
   return out;

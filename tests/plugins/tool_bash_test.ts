@@ -4,7 +4,7 @@
 
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import type { ProcessPolicy, ToolResult } from "@amber/core";
-import { startProcessGroup } from "@amber/plugins/process_group";
+import { redactSecrets, startProcessGroup } from "@amber/plugins/process_group";
 import { createToolBashPlugin } from "@amber/plugins/tool_bash";
 import { HostProcesses } from "../../cli/host_processes.ts";
 import { makeRuntime } from "../_helpers.ts";
@@ -256,4 +256,15 @@ Deno.test("bash: asks for approval always, is not read-only, summarizes the comm
   strictEqual(h.tool.summarize?.({ command: "npm test\nnpm run lint" }), "$ npm test ...");
   const bad = await h.bash({ command: "ls", timeout_ms: 700_000 });
   match(bad.error!, /invalid arguments for tool 'bash'/);
+});
+
+Deno.test("redactSecrets leaves nothing of a secret that contains another", () => {
+  const short = "sk-abcdefgh";
+  const long = "sk-abcdefgh-0123456789";
+  for (const secrets of [[short, long], [long, short]]) {
+    strictEqual(
+      redactSecrets(`key ${long} and ${short}`, secrets),
+      "key [redacted] and [redacted]",
+    );
+  }
 });
