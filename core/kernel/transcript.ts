@@ -199,7 +199,9 @@ export class SessionFile {
     this.path = path;
     this.id = id;
     this.#file = file;
-    this.#secrets = secrets.filter((secret) => secret.length >= 4);
+    // Longest first, so a key that contains another leaves nothing of itself behind.
+    this.#secrets = secrets.filter((secret) => secret.length >= 4)
+      .sort((a, b) => b.length - a.length);
   }
 
   /** The path of session `id` under a config directory. */
