@@ -1,29 +1,12 @@
 // Status bar composition of 40 segments at width 120, and prompt assembly of 50 blocks.
 // Run: deno task bench --filter render
 
-import { emptyStatusSnapshot, type Message, type PluginServices } from "@amber/core";
+import { emptyStatusSnapshot, type Message } from "@amber/core";
 import { createPromptRegistry, createStatusRegistry } from "@amber/registries";
-import { EventBus } from "@amber/core";
-
-const services: PluginServices = {
-  owner: "bench",
-  tools: { get: () => undefined, list: () => [] },
-  events: new EventBus(),
-  config: () => ({ plugins: {} }),
-  host: {},
-  workspace: { root: "/" },
-};
+import { BENCH_SERVICES, installSegments } from "./_status_segments.ts";
 
 const status = createStatusRegistry();
-for (let i = 0; i < 40; i++) {
-  status.install(`p${i}`, {
-    kind: "status",
-    name: `segment_${i}`,
-    priority: (i * 37) % 100,
-    dropPriority: i % 10,
-    render: (s) => ({ text: i % 2 ? `${s.model}:${i}` : `seg ${i}`, tone: "dim" }),
-  }, services);
-}
+installSegments(status);
 const snapshot = { ...emptyStatusSnapshot(), model: "gpt-5" };
 
 const prompts = createPromptRegistry();
@@ -34,7 +17,7 @@ for (let i = 0; i < 50; i++) {
     name: `block_${i}`,
     priority: 100 + i * 10,
     render: () => text,
-  }, services);
+  }, BENCH_SERVICES);
 }
 const sealed: readonly Message[] = Object.freeze([
   Object.freeze({ role: "system", content: "You are amber." } as const),

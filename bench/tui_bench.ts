@@ -4,10 +4,10 @@
 // what a full repaint of the same frame costs.
 // Run: deno bench --allow-read --allow-write --allow-env --allow-net=127.0.0.1 bench/tui_bench.ts
 
-import { EventBus, type PluginServices } from "@amber/core";
 import { buildTui } from "../cli/commands/tui.ts";
 import { openHost } from "../cli/host.ts";
 import type { Terminal } from "../cli/tui/terminal.ts";
+import { installSegments } from "./_status_segments.ts";
 
 const COLUMNS = 120;
 const ROWS = 40;
@@ -36,23 +36,11 @@ const tui = await buildTui({
 const { app, host } = tui;
 
 // 40 segments in all: the core's, the TUI's, and plugins' up to 40.
-const services: PluginServices = {
+installSegments(host.registries.status, {
+  from: host.registries.status.entries().length,
   owner: "bench",
-  tools: { get: () => undefined, list: () => [] },
-  events: new EventBus(),
-  config: () => ({ plugins: {} }),
-  host: {},
-  workspace: { root: "/" },
-};
-for (let i = host.registries.status.entries().length; i < 40; i++) {
-  host.registries.status.install(`bench${i}`, {
-    kind: "status",
-    name: `segment_${i}`,
-    priority: (i * 37) % 1000,
-    dropPriority: i % 10,
-    render: (s) => ({ text: i % 2 ? `${s.model}:${i}` : `seg ${i}`, tone: "dim" }),
-  }, services);
-}
+  priorityModulo: 1000,
+});
 const segments = host.registries.status.entries().length;
 
 // A 2,000-line transcript: prompts, answers with lists and code, tool calls.

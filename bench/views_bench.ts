@@ -4,33 +4,12 @@
 // Run: deno task bench --filter views
 // Before and after: deno run -A bench/compare.ts <before> <after> bench/views_bench.ts
 
-import {
-  emptyStatusSnapshot,
-  EventBus,
-  type PluginContext,
-  PluginRuntime,
-  type PluginServices,
-} from "@amber/core";
+import { emptyStatusSnapshot, type PluginContext, PluginRuntime } from "@amber/core";
 import { createRegistries, createStatusRegistry } from "@amber/registries";
+import { installSegments } from "./_status_segments.ts";
 
-const services: PluginServices = {
-  owner: "bench",
-  tools: { get: () => undefined, list: () => [] },
-  events: new EventBus(),
-  config: () => ({ plugins: {} }),
-  host: {},
-  workspace: { root: "/" },
-};
 const status = createStatusRegistry();
-for (let i = 0; i < 40; i++) {
-  status.install(`p${i}`, {
-    kind: "status",
-    name: `segment_${i}`,
-    priority: (i * 37) % 100,
-    dropPriority: i % 10,
-    render: (s) => ({ text: i % 2 ? `${s.model}:${i}` : `seg ${i}`, tone: "dim" }),
-  }, services);
-}
+installSegments(status);
 const base = { ...emptyStatusSnapshot(), model: "gpt-5" };
 
 let context: PluginContext | undefined;

@@ -12,40 +12,13 @@ import { createRegistries } from "@amber/registries";
 import { attributeError, pluginFolders } from "../../cli/host_faults.ts";
 import { readPluginLock } from "../../cli/third_party.ts";
 import { makePlugin, tempDir } from "../_helpers.ts";
+import { lockFile } from "./_plugin_lock.ts";
 import { type Result, ROOT, runAmber, runDeno } from "./_subprocess.ts";
 
 const KEY = { OPENAI_API_KEY: "sk-test-key-1234" };
 
 function amber(configDir: string, ...args: string[]): Promise<Result> {
   return runAmber(configDir, args, { env: { INIT_CWD: configDir, ...KEY } });
-}
-
-async function sha256(path: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-// The lock entry `amber plugins add` would write; written by hand for a plugin that cannot be
-// added because it hangs while loading (the lock format is documented).
-async function writeLock(configDir: string, id: string, file: string): Promise<void> {
-  const url = `file://${file}`;
-  await Deno.writeTextFile(
-    join(configDir, "plugins.lock.json"),
-    JSON.stringify({
-      version: 1,
-      plugins: [{
-        id,
-        name: id,
-        version: "1.0.0",
-        spec: file,
-        kind: "file",
-        specifier: url,
-        resolved: url,
-        sha256: await sha256(file),
-        addedAt: new Date(0).toISOString(),
-      }],
-    }),
-  );
 }
 
 async function lines(path: string): Promise<number> {
@@ -89,20 +62,26 @@ const CARELESS = `export default (api) => ({
 });
 `;
 
-Deno.test("amber run contains a plugin's floating rejection and timer throw, names the plugin, and finishes the turn", async () => {
-  await using tmp = await tempDir();
-  const config = join(tmp.dir, "config");
-  const pluginDir = join(tmp.dir, "careless");
+// Adds CARELESS (written under `dir`) to `config`, then runs one turn against `server` whose model
+// calls its tool once and then answers "All done.".
+async function runCareless(dir: string, config: string, server: FakeProvider): Promise<Result> {
+  const pluginDir = join(dir, "careless");
   await Deno.mkdir(pluginDir, { recursive: true });
   await Deno.writeTextFile(join(pluginDir, "mod.js"), CARELESS);
   const added = await amber(config, "plugins", "add", join(pluginDir, "mod.js"));
   strictEqual(added.code, 0, added.err);
-  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
   server.script(
     { toolCalls: [{ name: "careless", arguments: {} }] },
     { text: "All done." },
   );
-  const result = await amber(config, "run", "go", "--base-url", `${server.url}/v1`);
+  return amber(config, "run", "go", "--base-url", `${server.url}/v1`);
+}
+
+Deno.test("amber run contains a plugin's floating rejection and timer throw, names the plugin, and finishes the turn", async () => {
+  await using tmp = await tempDir();
+  const config = join(tmp.dir, "config");
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  const result = await runCareless(tmp.dir, config, server);
   strictEqual(result.code, 0, result.err);
   strictEqual(result.out, "All done.");
   match(
@@ -134,16 +113,8 @@ Deno.test("a plugin that faults too often during amber run is quarantined, and a
     join(config, "config.yaml"),
     "quarantine:\n  faults: 2\n  windowSeconds: 60\n",
   );
-  const pluginDir = join(tmp.dir, "careless");
-  await Deno.mkdir(pluginDir, { recursive: true });
-  await Deno.writeTextFile(join(pluginDir, "mod.js"), CARELESS);
-  strictEqual((await amber(config, "plugins", "add", join(pluginDir, "mod.js"))).code, 0);
   await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
-  server.script(
-    { toolCalls: [{ name: "careless", arguments: {} }] },
-    { text: "All done." },
-  );
-  const result = await amber(config, "run", "go", "--base-url", `${server.url}/v1`);
+  const result = await runCareless(tmp.dir, config, server);
   strictEqual(result.code, 0, result.err);
   strictEqual(result.out, "All done.");
   match(
@@ -176,7 +147,7 @@ export default { id: "hang", version: "1.0.0", name: "Hang", initialize: () => t
   shutdown() {}, capabilities: () => [] };
 `,
   );
-  await writeLock(config, "hang", file);
+  await lockFile(config, "hang", file);
 
   let started = performance.now();
   const first = await amber(config, "plugins", "list");
@@ -228,7 +199,7 @@ Deno.test("an initialize that hangs is held from the next start on, until amber 
 `,
   );
   // Written by hand: `amber plugins add` would start it, and so be the first to wait for it.
-  await writeLock(config, "slowstart", join(pluginDir, "mod.js"));
+  await lockFile(config, "slowstart", join(pluginDir, "mod.js"));
 
   const started = performance.now();
   const first = await amber(config, "plugins", "info", "slowstart");

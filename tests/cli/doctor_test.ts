@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { applyFaultEvents, EMPTY_FAULT_RECORD } from "../../cli/fault_record.ts";
 import { recordProcess } from "../../cli/leftovers.ts";
 import { tempDir } from "../_helpers.ts";
+import { lockEntry, sha256, writeLock } from "./_plugin_lock.ts";
 import { runAmber } from "./_subprocess.ts";
 
 // With the permissions of `deno task amber`: telling a live process from a reused pid may
@@ -15,26 +16,6 @@ const doctor = (configDir: string, ...args: string[]) =>
     env: { INIT_CWD: configDir },
     flags: ["--allow-run"],
   });
-
-async function sha256(path: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-function lockEntry(id: string, file: string, hash: string) {
-  const url = `file://${file}`;
-  return {
-    id,
-    name: id,
-    version: "1.0.0",
-    spec: file,
-    kind: "file",
-    specifier: url,
-    resolved: url,
-    sha256: hash,
-    addedAt: new Date(0).toISOString(),
-  };
-}
 
 Deno.test("amber doctor on a clean config directory: all is well, exit 0", async () => {
   await using tmp = await tempDir();
@@ -83,10 +64,7 @@ Deno.test("amber doctor lists holds, quarantines, faults, leftovers and lock pro
     lockEntry("gone", join(tmp.dir, "gone.js"), "0".repeat(64)),
   ];
   await Deno.writeTextFile(changed, "export default { changed: true };\n");
-  await Deno.writeTextFile(
-    join(config, "plugins.lock.json"),
-    JSON.stringify({ version: 1, plugins }),
-  );
+  await writeLock(config, plugins);
 
   // A process whose amber is gone: recorded, then its owner rewritten to a process that ended.
   const sleeper = new Deno.Command("sleep", { args: ["30"], stdout: "null", stderr: "null" })

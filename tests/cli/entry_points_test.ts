@@ -7,36 +7,13 @@ import { strictEqual } from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { tempDir } from "../_helpers.ts";
-import { MAIN, ROOT, runAmber, runDeno } from "./_subprocess.ts";
+import { moduleGraph } from "../_module_graph.ts";
+import { MAIN, ROOT, runAmber } from "./_subprocess.ts";
 
 const toFileUrl = (path: string): string => pathToFileURL(path).href;
 
-// What `deno run` loads before the entry runs: the modules reachable from it by code imports
-// (type-only imports are erased, and a dynamic import with a computed specifier is not followed).
-async function graph(entry: string): Promise<Set<string>> {
-  const result = await runDeno(["info", "--json", entry], { cwd: ROOT });
-  strictEqual(result.code, 0, result.err);
-  interface Info {
-    roots: string[];
-    modules: { specifier: string; dependencies?: { code?: { specifier: string } }[] }[];
-  }
-  const info = JSON.parse(result.out) as Info;
-  const byId = new Map(info.modules.map((module) => [module.specifier, module]));
-  const seen = new Set<string>();
-  const stack = [...info.roots];
-  while (stack.length > 0) {
-    const specifier = stack.pop()!;
-    if (seen.has(specifier)) continue;
-    seen.add(specifier);
-    for (const dependency of byId.get(specifier)?.dependencies ?? []) {
-      if (dependency.code !== undefined) stack.push(dependency.code.specifier);
-    }
-  }
-  return seen;
-}
-
 Deno.test("cli/main.ts: the graph Deno builds at start is the entry and the version only", async () => {
-  const modules = await graph(MAIN);
+  const modules = (await moduleGraph(MAIN, { dynamic: true })).reached;
   strictEqual(modules.has(toFileUrl(join(ROOT, "cli", "version.ts"))), true);
   strictEqual(modules.has(toFileUrl(join(ROOT, "cli", "app.ts"))), false);
   // The entry, the version, and the package's deno.json the version is read from.
@@ -45,7 +22,8 @@ Deno.test("cli/main.ts: the graph Deno builds at start is the entry and the vers
 });
 
 Deno.test("cli/standalone.ts: the graph holds every command and the interactive session", async () => {
-  const modules = await graph(join(ROOT, "cli", "standalone.ts"));
+  const modules =
+    (await moduleGraph(join(ROOT, "cli", "standalone.ts"), { dynamic: true })).reached;
   for (
     const path of ["app.ts", "commands/run.ts", "commands/tui.ts", "tui/app.ts", "session/mod.ts"]
   ) {

@@ -6,7 +6,8 @@
 import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
 import { join } from "node:path";
 import { COMMANDS, main } from "../../cli/app.ts";
-import { ROOT, runDeno } from "./_subprocess.ts";
+import { moduleGraph } from "../_module_graph.ts";
+import { ROOT } from "./_subprocess.ts";
 
 Deno.test("COMMANDS: every entry's name and options are those of the command it loads", async () => {
   const names = COMMANDS.map((entry) => entry.name);
@@ -20,30 +21,12 @@ Deno.test("COMMANDS: every entry's name and options are those of the command it 
 });
 
 Deno.test("cli/app.ts: no command module is in the graph evaluated before a command runs", async () => {
-  const result = await runDeno(["info", "--json", join(ROOT, "cli", "app.ts")], { cwd: ROOT });
-  strictEqual(result.code, 0, result.err);
-  interface Info {
-    roots: string[];
-    modules: { specifier: string; dependencies?: { code?: { specifier: string } }[] }[];
-  }
-  const info = JSON.parse(result.out) as Info;
   // Static imports only: `deno info` lists a dynamic import's target too, but marks it.
-  const byId = new Map(info.modules.map((module) => [module.specifier, module]));
-  const seen = new Set<string>();
-  const stack = [...info.roots];
-  while (stack.length > 0) {
-    const specifier = stack.pop()!;
-    if (seen.has(specifier)) continue;
-    seen.add(specifier);
-    for (const dependency of byId.get(specifier)?.dependencies ?? []) {
-      const dynamic = (dependency as { isDynamic?: boolean }).isDynamic === true;
-      if (dependency.code !== undefined && !dynamic) stack.push(dependency.code.specifier);
-    }
-  }
+  const { listed, reached: seen } = await moduleGraph(join(ROOT, "cli", "app.ts"));
   const commands = [...seen].filter((specifier) => specifier.includes("/cli/commands/"));
   deepStrictEqual(commands, []);
   // The dynamic imports are there, with literal specifiers, for `deno compile` to include.
-  strictEqual(info.modules.some((m) => m.specifier.endsWith("/cli/commands/demo.ts")), true);
+  strictEqual(listed.some((specifier) => specifier.endsWith("/cli/commands/demo.ts")), true);
 });
 
 Deno.test("--help loads every command and lists each one's usage", async () => {

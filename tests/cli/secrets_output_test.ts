@@ -14,7 +14,7 @@ import { AgentSession, type SessionEvent } from "../../cli/session/mod.ts";
 import { EventRedactor, SecretRedactor } from "../../cli/session/redact.ts";
 import { tempDir } from "../_helpers.ts";
 import { startTui } from "../tui/_harness.ts";
-import { runAmber } from "./_subprocess.ts";
+import { type Result, runAmber } from "./_subprocess.ts";
 
 // The key in use, and another provider's key that is merely set in the environment.
 const KEY = "sk-h5-in-use-778899";
@@ -39,6 +39,28 @@ function toolMessages(server: FakeProvider): unknown[] {
   );
 }
 
+// Where the secrets tests start: the secret file in `dir`, and a fake provider scripted to read it.
+async function secretScene(dir: string): Promise<FakeProvider> {
+  await Deno.writeTextFile(`${dir}/secret.txt`, `token=${KEY}\nother=${OTHER}\n`);
+  const server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script(...script());
+  return server;
+}
+
+// `amber run "read the secret" <flags> --approve auto` in `dir`, against `server`.
+function runOnSecret(
+  dir: string,
+  server: FakeProvider,
+  flags: readonly string[],
+  options: { readonly trim?: boolean } = {},
+): Promise<Result> {
+  return runAmber(
+    dir,
+    ["run", "read the secret", ...flags, "--approve", "auto", "--base-url", `${server.url}/v1`],
+    { cwd: dir, env: { INIT_CWD: dir, ...ENV }, ...options },
+  );
+}
+
 function assertNoKey(text: string, where: string): void {
   assert.equal(text.includes(KEY), false, `the key in use reached ${where}`);
   assert.equal(text.includes(OTHER), false, `another provider's key reached ${where}`);
@@ -46,9 +68,7 @@ function assertNoKey(text: string, where: string): void {
 
 Deno.test("a session's events, the model's requests and the file never carry a known key", async () => {
   await using tmp = await tempDir();
-  await Deno.writeTextFile(`${tmp.dir}/secret.txt`, `token=${KEY}\nother=${OTHER}\n`);
-  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
-  server.script(...script());
+  await using server = await secretScene(tmp.dir);
   const session = await AgentSession.open({
     openHost: (services) =>
       openHost({ ...services, configDir: tmp.dir, workspace: tmp.dir, thirdParty: false }),
@@ -81,17 +101,8 @@ Deno.test("a session's events, the model's requests and the file never carry a k
 
 Deno.test("amber run prints no key and no control sequence; newlines stay", async () => {
   await using tmp = await tempDir();
-  await Deno.writeTextFile(`${tmp.dir}/secret.txt`, `token=${KEY}\nother=${OTHER}\n`);
-  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
-  server.script(...script());
-  const result = await runAmber(tmp.dir, [
-    "run",
-    "read the secret",
-    "--approve",
-    "auto",
-    "--base-url",
-    `${server.url}/v1`,
-  ], { cwd: tmp.dir, env: { INIT_CWD: tmp.dir, ...ENV }, trim: false });
+  await using server = await secretScene(tmp.dir);
+  const result = await runOnSecret(tmp.dir, server, [], { trim: false });
   assert.equal(result.code, 0, result.err);
   assertNoKey(result.out, "stdout");
   assertNoKey(result.err, "stderr");
@@ -105,18 +116,8 @@ Deno.test("amber run prints no key and no control sequence; newlines stay", asyn
 
 Deno.test("amber run --json stays JSON: keys redacted, control characters escaped", async () => {
   await using tmp = await tempDir();
-  await Deno.writeTextFile(`${tmp.dir}/secret.txt`, `token=${KEY}\nother=${OTHER}\n`);
-  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
-  server.script(...script());
-  const result = await runAmber(tmp.dir, [
-    "run",
-    "read the secret",
-    "--json",
-    "--approve",
-    "auto",
-    "--base-url",
-    `${server.url}/v1`,
-  ], { cwd: tmp.dir, env: { INIT_CWD: tmp.dir, ...ENV } });
+  await using server = await secretScene(tmp.dir);
+  const result = await runOnSecret(tmp.dir, server, ["--json"]);
   assert.equal(result.code, 0, result.err);
   assertNoKey(result.out, "stdout");
   assertNoKey(result.err, "stderr");

@@ -7,36 +7,15 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PROCESS_RECORDS_DIR } from "../../cli/host.ts";
 import { RECORDS_DIR } from "../../cli/leftovers.ts";
-import { ROOT, runDeno } from "./_subprocess.ts";
+import { moduleGraph } from "../_module_graph.ts";
+import { ROOT } from "./_subprocess.ts";
 
 Deno.test("the host looks for leftovers in the folder they are recorded in", () => {
   assert.equal(PROCESS_RECORDS_DIR, RECORDS_DIR);
 });
 
 Deno.test("cli/app.ts: the third-party loader and the process records load only when used", async () => {
-  const result = await runDeno(["info", "--json", join(ROOT, "cli", "app.ts")], { cwd: ROOT });
-  assert.equal(result.code, 0, result.err);
-  interface Info {
-    roots: string[];
-    modules: {
-      specifier: string;
-      dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
-    }[];
-  }
-  const info = JSON.parse(result.out) as Info;
-  const byId = new Map(info.modules.map((module) => [module.specifier, module]));
-  const seen = new Set<string>();
-  const stack = [...info.roots];
-  while (stack.length > 0) {
-    const specifier = stack.pop()!;
-    if (seen.has(specifier)) continue;
-    seen.add(specifier);
-    for (const dependency of byId.get(specifier)?.dependencies ?? []) {
-      if (dependency.code !== undefined && dependency.isDynamic !== true) {
-        stack.push(dependency.code.specifier);
-      }
-    }
-  }
+  const seen = (await moduleGraph(join(ROOT, "cli", "app.ts"))).reached;
   const lazy = ["/cli/third_party.ts", "/cli/plugin_source.ts", "/cli/leftovers.ts"];
   assert.deepEqual([...seen].filter((s) => lazy.some((name) => s.endsWith(name))), []);
   assert.equal(seen.has(new URL("../../cli/host.ts", import.meta.url).href), true);

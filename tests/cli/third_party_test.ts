@@ -6,6 +6,7 @@ import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { join } from "node:path";
 import { VERSION } from "@amber/cli";
 import { tempDir } from "../_helpers.ts";
+import { lockFile, sha256 } from "./_plugin_lock.ts";
 import { type Result, runAmber } from "./_subprocess.ts";
 
 const amber = (configDir: string, ...args: string[]): Promise<Result> =>
@@ -62,11 +63,6 @@ async function writePlugin(
   return file;
 }
 
-async function sha256(path: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 async function exists(path: string): Promise<boolean> {
   try {
     await Deno.stat(path);
@@ -74,29 +70,6 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-// A lock entry as `amber plugins add` would write it, for sources that cannot be added (a file
-// that never parsed): the lock format is documented, so a test may write it.
-async function writeLockFor(configDir: string, id: string, file: string): Promise<void> {
-  const url = `file://${file}`;
-  await Deno.writeTextFile(
-    join(configDir, "plugins.lock.json"),
-    JSON.stringify({
-      version: 1,
-      plugins: [{
-        id,
-        name: `Plugin ${id}`,
-        version: "1.0.0",
-        spec: file,
-        kind: "file",
-        specifier: url,
-        resolved: url,
-        sha256: await sha256(file),
-        addedAt: new Date(0).toISOString(),
-      }],
-    }),
-  );
 }
 
 // Every file under `dir` with its contents, sorted by path: what a rejected add must not touch.
@@ -308,7 +281,7 @@ Deno.test("lock entries for a syntax error, a wrong shape and a missing file are
     const file = join(tmp.dir, name);
     await Deno.writeTextFile(file, text);
     await Deno.writeTextFile(join(tmp.dir, "impl.ts"), 'export const suffix: string = "!";\n');
-    await writeLockFor(config, "broken", file);
+    await lockFile(config, "broken", file, "Plugin broken");
     const list = await amber(config, "plugins", "list");
     strictEqual(list.code, 0, list.err);
     const line = list.out.split("\n").find((l) => l.startsWith("  broken "));
@@ -319,7 +292,7 @@ Deno.test("lock entries for a syntax error, a wrong shape and a missing file are
   const config = join(tmp.dir, "config-missing");
   await Deno.mkdir(config);
   const file = join(tmp.dir, "syntax.js");
-  await writeLockFor(config, "broken", file);
+  await lockFile(config, "broken", file, "Plugin broken");
   await Deno.remove(file);
   const list = await amber(config, "plugins", "info", "broken");
   strictEqual(list.code, 0, list.err);
@@ -370,7 +343,7 @@ Deno.test("a lock entry whose plugin now has a version that is not strict semver
       `export default { id: "broken", version: ${JSON.stringify(version)}, name: "Broken", ` +
         "initialize: () => true, shutdown() {}, capabilities: () => [] };\n",
     );
-    await writeLockFor(config, "broken", file);
+    await lockFile(config, "broken", file, "Plugin broken");
     const list = await amber(config, "plugins", "list");
     strictEqual(list.code, 0, list.err);
     const line = list.out.split("\n").find((l) => l.startsWith("  broken "));
@@ -393,7 +366,7 @@ Deno.test("ids: a bundled id is refused at add and skipped at load; remove refus
   match(refused.err, /its id 'hello' is taken by a bundled plugin/);
 
   await Deno.mkdir(config, { recursive: true });
-  await writeLockFor(config, "hello", file);
+  await lockFile(config, "hello", file, "Plugin hello");
   const list = await amber(config, "plugins", "list");
   strictEqual(list.code, 0, list.err);
   match(

@@ -422,8 +422,9 @@ Deno.test("a failed activation sweeps what a registry kept: a leaky install and 
   ok(where.some((w) => /^unwind: purged .*t_kept/.test(w)), where.join("\n"));
 });
 
-Deno.test("a live refresh whose old contribution's remove throws leaves no residue and installs the new set", async () => {
-  const faults = new Map<string, Fault>([["tool_old", { remove: "throws", first: false }]]);
+// A started runtime over faulty registries whose one plugin, "live", has just moved from the
+// tool "old" to the tool "new": the next refresh installs the new set.
+async function startedLive(faults: Map<string, Fault>) {
   const registries = faultyRegistries(faults);
   const { runtime } = makeRuntime({ registries });
   const face = { version: 0 };
@@ -434,6 +435,12 @@ Deno.test("a live refresh whose old contribution's remove throws leaves no resid
   );
   await runtime.start();
   face.version = 1;
+  return { registries, runtime };
+}
+
+Deno.test("a live refresh whose old contribution's remove throws leaves no residue and installs the new set", async () => {
+  const faults = new Map<string, Fault>([["tool_old", { remove: "throws", first: false }]]);
+  const { registries, runtime } = await startedLive(faults);
   deepStrictEqual(runtime.refresh().refreshed, ["live"]);
   deepStrictEqual([...runtime.environment().tools.keys()], ["t_new"]);
   deepStrictEqual(registries.tool.entries(), [{ id: "t_new", owner: "live" }]);
@@ -443,16 +450,7 @@ Deno.test("a live refresh whose old contribution's remove throws leaves no resid
 
 Deno.test("a live refresh whose new install leaks keeps the previous environment, and nothing of the new set", async () => {
   const faults = new Map<string, Fault>([["tool_new", { install: "throws", leaky: true }]]);
-  const registries = faultyRegistries(faults);
-  const { runtime } = makeRuntime({ registries });
-  const face = { version: 0 };
-  runtime.register(
-    makePlugin("live", () => [capabilityOf("tool", face.version === 0 ? "old" : "new")], {
-      liveVersion: () => face.version,
-    }),
-  );
-  await runtime.start();
-  face.version = 1;
+  const { registries, runtime } = await startedLive(faults);
   deepStrictEqual(runtime.refresh().failed, ["live"]);
   deepStrictEqual(registries.tool.entries(), [{ id: "t_old", owner: "live" }]);
   deepStrictEqual(runtime.ledger.contributions("live").map((c) => c.name), ["tool_old"]);

@@ -10,42 +10,19 @@ import { anthropicEncoder, FakeProvider } from "@amber/providers/testing";
 import { openHost } from "../../cli/host.ts";
 import { AgentSession } from "../../cli/session/mod.ts";
 import { tempDir } from "../_helpers.ts";
-import { ROOT, runDeno } from "../cli/_subprocess.ts";
+import { ROOT } from "../cli/_subprocess.ts";
+import { moduleGraph } from "../_module_graph.ts";
 
 const REQUEST = { model: "m", messages: [{ role: "user" as const, content: "hi" }], tools: [] };
-
-// The modules `deno run` evaluates when `entry` is imported: static imports only.
-async function evaluated(entry: string): Promise<string[]> {
-  const result = await runDeno(["info", "--json", join(ROOT, entry)], { cwd: ROOT });
-  strictEqual(result.code, 0, result.err);
-  interface Info {
-    roots: string[];
-    modules: {
-      specifier: string;
-      dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
-    }[];
-  }
-  const info = JSON.parse(result.out) as Info;
-  const byId = new Map(info.modules.map((module) => [module.specifier, module]));
-  const seen = new Set<string>();
-  const stack = [...info.roots];
-  while (stack.length > 0) {
-    const specifier = stack.pop()!;
-    if (seen.has(specifier)) continue;
-    seen.add(specifier);
-    for (const dependency of byId.get(specifier)?.dependencies ?? []) {
-      if (dependency.code !== undefined && dependency.isDynamic !== true) {
-        stack.push(dependency.code.specifier);
-      }
-    }
-  }
-  return [...seen];
-}
 
 Deno.test("starting amber evaluates no dialect: the bundled plugins and core load theirs lazily", async () => {
   const dialects = /\/providers\/(openai|openai_responses|anthropic|gemini)\.ts$/;
   for (const entry of ["plugins/mod.ts", "cli/core_contributions.ts", "cli/host.ts"]) {
-    deepStrictEqual((await evaluated(entry)).filter((s) => dialects.test(s)), [], entry);
+    deepStrictEqual(
+      [...(await moduleGraph(join(ROOT, entry))).reached].filter((s) => dialects.test(s)),
+      [],
+      entry,
+    );
   }
 });
 

@@ -1,6 +1,6 @@
-// What every wire must survive, end to end (ProviderClient against the fake provider): a dropped
-// connection, a malformed chunk, an error in the middle of the stream, a slow first byte, and
-// the models listing. One suite, run for each of the four protocols; a protocol's own cases stay
+// What every wire must survive, end to end (ProviderClient against the fake provider): no key, a
+// dropped connection, a malformed chunk, an error in the middle of the stream, a slow first byte,
+// and the models listing. One suite, run for each of the four protocols; a protocol's own cases stay
 // in its <wire>_e2e_test.ts. Where the protocols differ (how many frames come before the text,
 // the provider's error wording, where the listing lives), the table below says so.
 
@@ -40,6 +40,7 @@ interface WireCase {
     readonly served: readonly string[];
     readonly listed: readonly string[];
     readonly path: string;
+    /** The header the key goes in, on the listing and on every chat request. */
     readonly keyHeader: string;
     readonly keyValue: string;
   };
@@ -162,7 +163,16 @@ const WIRES: readonly WireCase[] = [
 ];
 
 for (const c of WIRES) {
-  const harness = () => startHarness(c.wire, { apiKey: c.apiKey });
+  const harness = (key: { apiKey?: string } = { apiKey: c.apiKey }) => startHarness(c.wire, key);
+
+  Deno.test(`${c.name} e2e: no key, or an empty one, reaches the server as no header`, async () => {
+    for (const key of [{}, { apiKey: "" }]) {
+      await using h = await harness(key);
+      h.server.script({ text: "ok" });
+      assertFinish((await h.run()).events, "stop");
+      assert.equal(c.models.keyHeader in h.server.chats[0].headers, false);
+    }
+  });
 
   Deno.test(`${c.name} e2e: a dropped connection is one error and one finish`, async () => {
     await using h = await harness();
