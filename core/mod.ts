@@ -18,7 +18,13 @@
  */
 
 // Contracts: a plugin, its bound, and what it is handed.
-export { type Plugin, PLUGIN_ID_PATTERN, PluginCategory, type PluginState } from "./plugin.ts";
+export {
+  type Plugin,
+  PLUGIN_ID_PATTERN,
+  PluginCategory,
+  type PluginPermissions,
+  type PluginState,
+} from "./plugin.ts";
 export {
   admits,
   any,

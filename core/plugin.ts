@@ -38,6 +38,27 @@ export const PluginCategory: {
 });
 
 /**
+ * What a plugin asks to be allowed, in its manifest (`Plugin.permissions`), which a
+ * sandboxed plugin's process is granted exactly, once the user accepted it. Paths are relative
+ * to the workspace, or, written `data:<path>` (`data:` alone for all of it), to the plugin's
+ * own data folder `<config dir>/plugins/<id>/data`; an absolute path or one that climbs out
+ * with `..` is refused. `net` holds hosts (`host` or `host:port`), `env` variable names, `run`
+ * command names. Nothing is allowed that is not listed.
+ */
+export interface PluginPermissions {
+  /** Paths it may read. */
+  readonly read?: readonly string[];
+  /** Paths it may write (and read). */
+  readonly write?: readonly string[];
+  /** Hosts it may connect to. */
+  readonly net?: readonly string[];
+  /** Environment variables it may read. */
+  readonly env?: readonly string[];
+  /** Commands it may run. */
+  readonly run?: readonly string[];
+}
+
+/**
  * A plugin: an id, a version, a name, a lifecycle, and the capabilities it declares.
  *
  * @example
@@ -77,6 +98,11 @@ export interface Plugin {
   readonly requires?: { readonly [pluginId: string]: string };
   /** What it may contribute; every contribution outside it fails activation. Default: nothing. */
   readonly bound?: CapabilityBound;
+  /**
+   * What it needs from the machine when it runs sandboxed (a third-party plugin not marked
+   * `trusted`): the user grants it at `amber plugins add`, and the process gets nothing else.
+   */
+  readonly permissions?: PluginPermissions;
   /**
    * The schema of its section of config.yaml (`plugins.<id>`), any Standard Schema (zod 4...).
    * The decoded value is what `context.section()` returns.

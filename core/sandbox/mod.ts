@@ -1,0 +1,11 @@
+/**
+ * `@amber/core/sandbox`: third-party plugins in a process of their own. The protocol
+ * (newline-delimited JSON-RPC 2.0 over stdio, {@linkcode PROTOCOL_VERSION}), the peer both ends
+ * speak, the permissions a plugin's manifest asks for and how a grant becomes Deno's flags, the
+ * plugin process, the host's stand-in `Plugin` for it, and the plugin process's side.
+ *
+ * @module
+ */
+
+export * from "./json_rpc.ts";
+export * from "./protocol.ts";
