@@ -9,3 +9,4 @@
 
 export * from "./json_rpc.ts";
 export * from "./protocol.ts";
+export * from "./connection.ts";
