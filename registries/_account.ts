@@ -4,7 +4,9 @@
  * for the exact provider, base URL and key it was fetched with.
  *
  * The key itself is never kept: the cache holds a salted SHA-256 fingerprint of it, computed
- * synchronously so that a readout stays a pure, I/O-free read on the render path.
+ * synchronously so that a readout stays a pure, I/O-free read on the render path. The hash is
+ * loaded by the first poll or record, not at start: until then nothing can be cached, so a
+ * readout has nothing to compare, and a command that never reads an account never pays for it.
  *
  * @module
  */
@@ -18,8 +20,6 @@ import {
   type RegistryEntry,
   timeoutFor,
 } from "@amber/core";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex } from "@noble/hashes/utils.js";
 import { OwnedMap, type OwnedRecord, ownerLabel } from "./_owned.ts";
 
 /** What a wallet or allowance capability has in common. */
@@ -210,6 +210,12 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
     if (typeof provider !== "string" || provider === "") return;
     const value = this.#accept(raw);
     if (value === undefined) return;
+    if (hash === undefined) {
+      // Only the fingerprint waits for the hash; the key goes once it is computed.
+      const { baseUrl, apiKey } = settings;
+      loadHash().then(() => this.record({ provider, baseUrl, apiKey }, raw), () => {});
+      return;
+    }
     this.#cache.set(provider, { key: this.#key(settings), value });
   }
 
@@ -263,6 +269,22 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
   }
 
   #poll(record: OwnedRecord<Slot<C>>, settings: AccountSettings): Promise<void> {
+    if (hash !== undefined) return this.#pollNow(record, settings);
+    // A refresh while the hash loads joins this one, as it joins a poll in flight; a stop
+    // (dispose, removal) before it loaded means no poll at all.
+    let stopped = false;
+    const loaded = loadHash().then(() =>
+      stopped || this.#disposed ? undefined : this.#pollNow(record, settings)
+    );
+    const provider = record.id;
+    const waiting = { promise: loaded, stop: () => void (stopped = true) };
+    this.#inFlight.set(provider, waiting);
+    return loaded.finally(() => {
+      if (this.#inFlight.get(provider) === waiting) this.#inFlight.delete(provider);
+    });
+  }
+
+  #pollNow(record: OwnedRecord<Slot<C>>, settings: AccountSettings): Promise<void> {
     const provider = record.id;
     const key = this.#key(settings);
     const controller = new AbortController();
@@ -348,7 +370,8 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { sha256Hex } from "./_account.ts";
+ * import { loadHash, sha256Hex } from "./_account.ts";
+ * await loadHash();
  * assert.equal(
  *   sha256Hex(new TextEncoder().encode("abc")),
  *   "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
@@ -356,5 +379,30 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
  * ```
  */
 export function sha256Hex(bytes: Uint8Array): string {
-  return bytesToHex(sha256(bytes));
+  if (hash === undefined) throw new Error("sha256Hex before loadHash() resolved");
+  return hash(bytes);
+}
+
+let hash: ((bytes: Uint8Array) => string) | undefined;
+let hashLoading: Promise<void> | undefined;
+
+/**
+ * Loads the hash {@linkcode sha256Hex} uses; resolves at once after the first time.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadHash, sha256Hex } from "./_account.ts";
+ * await loadHash();
+ * assert.equal(sha256Hex(new Uint8Array()).length, 64);
+ * ```
+ */
+export function loadHash(): Promise<void> {
+  hashLoading ??= Promise.all([
+    import("@noble/hashes/sha2.js"),
+    import("@noble/hashes/utils.js"),
+  ]).then(([{ sha256 }, { bytesToHex }]) => {
+    hash = (bytes) => bytesToHex(sha256(bytes));
+  });
+  return hashLoading;
 }
