@@ -67,7 +67,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "sessions", load: async () => (await import("./commands/sessions.ts")).sessionsCommand },
   {
     name: "plugins",
-    flags: ["cascade", "dry-run", "json"],
+    flags: ["cascade", "dry-run", "json", "grant", "trusted"],
     load: async () => (await import("./commands/plugins.ts")).pluginsCommand,
   },
   {

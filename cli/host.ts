@@ -33,6 +33,7 @@ import { createJobService } from "./jobs.ts";
 import { createTodoService } from "./todos.ts";
 import { HostFaults } from "./host_faults.ts";
 import { pluginLockPath } from "./plugin_lock.ts";
+import type { ThirdPartyPlugins } from "./third_party_start.ts";
 import type { ProviderOverrides } from "./provider_settings.ts";
 import { providerSnapshot, resolveProviderFor } from "./session/provider.ts";
 
@@ -201,8 +202,10 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   installCore(registries, core, contributions.first, true);
   const plugins = options.plugins ?? makeBundledPlugins();
   for (const plugin of plugins) runtime.register(plugin);
-  const added = options.thirdParty === false ? [] : await registerThirdParty(runtime, dir, faults);
-  claimFlavors(registries, [...plugins, ...added]);
+  const added = options.thirdParty === false
+    ? undefined
+    : await registerThirdParty(runtime, dir, faults, workspace, options.onDiagnostic);
+  claimFlavors(registries, [...plugins, ...(added?.plugins ?? [])]);
   faults.start(runtime);
   await runtime.start();
   installCore(registries, core, contributions.last, false);
@@ -220,6 +223,8 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     snapshot: (overrides) => snapshotFor(runtime, overrides ?? {}),
     close: async () => {
       await runtime.stop();
+      // The processes of sandboxed plugins that were never switched on end here.
+      await added?.close();
       await jobs.dispose();
       await processes.stopAll();
       processes.close();
@@ -228,16 +233,28 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   };
 }
 
-// Start-up loads the loader of third-party plugins (two modules) only when there is a lock file
-// to load them from; without one, it would find nothing.
+// Start-up loads the loader of third-party plugins (and the sandbox) only when there is a lock
+// file to load them from; without one, it would find nothing. What a sandboxed plugin's process
+// logs reaches the user as the plugin's diagnostic, never as a fault.
 async function registerThirdParty(
   runtime: PluginRuntime,
   configDir: string,
   faults: HostFaults,
-): Promise<Plugin[]> {
-  if (!(await exists(pluginLockPath(configDir)))) return [];
-  const { registerThirdPartyPlugins } = await import("./third_party.ts");
-  return await registerThirdPartyPlugins(runtime, configDir, faults);
+  workspace: string,
+  onDiagnostic: ((diagnostic: Diagnostic) => void) | undefined,
+): Promise<ThirdPartyPlugins | undefined> {
+  if (!(await exists(pluginLockPath(configDir)))) return undefined;
+  const { registerThirdPartyPlugins } = await import("./third_party_start.ts");
+  return await registerThirdPartyPlugins(runtime, configDir, {
+    faults,
+    workspace,
+    ...(onDiagnostic !== undefined
+      ? {
+        onLog: (pluginId: string, message: string) =>
+          onDiagnostic({ pluginId, where: "log", message }),
+      }
+      : {}),
+  });
 }
 
 // After a kill -9 nothing stopped what amber had started: the next start does, and says so. The

@@ -9,7 +9,7 @@
  */
 
 import { isAbsolute, join } from "node:path";
-import { describeError, withFileLock } from "@amber/core";
+import { describeError, type PluginPermissions, withFileLock } from "@amber/core";
 import { writeTextAtomic } from "./atomic_file.ts";
 import { type ModuleGraph, moduleGraphProblem } from "./module_graph.ts";
 import { ThirdPartyPluginError } from "./third_party_error.ts";
@@ -48,6 +48,17 @@ export interface PluginLockEntry {
    * none: it still loads, with a notice to run `amber plugins update <id>`.
    */
   readonly graph?: ModuleGraph;
+  /**
+   * What the user granted it (from its manifest's `permissions`): its process gets exactly
+   * these Deno permissions. An entry without one (written before plugins ran in a process of
+   * their own) is granted nothing.
+   */
+  readonly grant?: PluginPermissions;
+  /**
+   * Set by `amber plugins add --trusted`: it runs inside amber, with all of amber's permissions,
+   * instead of in a process of its own.
+   */
+  readonly trusted?: true;
   /** When it was added or last accepted, ISO 8601. */
   readonly addedAt: string;
 }
@@ -206,6 +217,13 @@ function lockProblem(data: unknown): string | undefined {
       const problem = moduleGraphProblem(entry.graph);
       if (problem !== undefined) return `plugins[${i}].graph: ${problem}`;
     }
+    if (entry.grant !== undefined) {
+      const problem = grantProblem(entry.grant);
+      if (problem !== undefined) return `plugins[${i}].grant${problem}`;
+    }
+    if (entry.trusted !== undefined && entry.trusted !== true) {
+      return `plugins[${i}].trusted is not true (leave it out for a sandboxed plugin)`;
+    }
     if (entry.kind === "file" && !isAbsolute(entry.spec as string)) {
       return `plugins[${i}].spec is not an absolute path`;
     }
@@ -213,5 +231,21 @@ function lockProblem(data: unknown): string | undefined {
   const ids = lock.plugins.map((entry) => (entry as { id: string }).id);
   const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
   if (repeated !== undefined) return `plugin id '${repeated}' appears twice`;
+  return undefined;
+}
+
+const GRANT_KEYS: readonly string[] = ["read", "write", "net", "env", "run"];
+
+// The shape only; what each entry may say is checked where the grant becomes Deno's flags.
+function grantProblem(grant: unknown): string | undefined {
+  if (typeof grant !== "object" || grant === null || Array.isArray(grant)) {
+    return " is not an object";
+  }
+  for (const [key, value] of Object.entries(grant)) {
+    if (!GRANT_KEYS.includes(key)) return `.${key} is not one of ${GRANT_KEYS.join(", ")}`;
+    if (!Array.isArray(value)) return `.${key} is not a list`;
+    const at = value.findIndex((item) => typeof item !== "string" || item === "");
+    if (at >= 0) return `.${key}[${at}] is not a non-empty string`;
+  }
   return undefined;
 }

@@ -9,9 +9,12 @@
  *   from jsr.io; the version is pinned in `specifier`.
  *
  * With `expected`, every local file of the recorded module graph (`module_graph.ts`) is hashed
- * too, before the module is imported, so a changed file never runs; the one exception is an npm package that Deno can only locate
- * once it is loaded (no `node_modules`, e.g. when running the bundle): it is imported, then
- * hashed, and a changed one is still never registered, but its top-level code has run.
+ * too, before the module is imported, so a changed file never runs. {@linkcode locatePluginSource}
+ * does all of that and imports nothing: a sandboxed plugin is imported by its own process.
+ * {@linkcode loadThirdPartyPlugin} imports it into amber (a trusted plugin); its one exception
+ * is an npm package that Deno can only locate once it is loaded (no `node_modules`, e.g. when
+ * running the bundle): it is imported, then hashed, and a changed one is still never
+ * registered, but its top-level code has run.
  *
  * @module
  */
@@ -97,8 +100,68 @@ export async function loadThirdPartyPlugin(
   options: LoadOptions = {},
 ): Promise<LoadedPlugin> {
   const api = options.api ?? createPluginHostApi(VERSION);
+  const source = await locate(spec, options, true);
+  const module = source.module ?? await importModule(source.specifier, source.file);
+  let plugin: Plugin;
+  try {
+    plugin = await pluginFromExport(module.default, api);
+  } catch (error) {
+    throw new ThirdPartyPluginError(source.spec, `${source.file}: ${describeLoadError(error)}`, {
+      cause: error,
+    });
+  }
+  return {
+    plugin,
+    kind: source.kind,
+    spec: source.spec,
+    specifier: source.specifier,
+    resolved: source.resolved,
+    file: source.file,
+    sha256: source.sha256,
+  };
+}
+
+/** A third-party plugin's source, located and hashed, none of its code run. */
+export type PluginSource = Omit<LoadedPlugin, "plugin">;
+
+/**
+ * Locates and hashes the plugin `spec` names without running any of its code, for a plugin that
+ * runs in a process of its own; with `options.expected`, its entry file and every file of its
+ * recorded graph must still have their recorded hashes. Throws what
+ * {@linkcode loadThirdPartyPlugin} throws, and a {@linkcode ThirdPartyPluginError} for an npm
+ * package that Deno could only locate by loading it into amber (no `node_modules` that holds
+ * it, e.g. the bundle): that one can only be added `--trusted`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { locatePluginSource } from "@amber/cli/third-party";
+ * const dir = await Deno.realPath(await Deno.makeTempDir());
+ * // A module that would throw if it ran: locating it runs nothing.
+ * await Deno.writeTextFile(`${dir}/mod.js`, "throw new Error('ran');");
+ * const source = await locatePluginSource(`${dir}/mod.js`);
+ * assert.equal(source.specifier, `file://${dir}/mod.js`);
+ * assert.match(source.sha256, /^[0-9a-f]{64}$/);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function locatePluginSource(
+  spec: string,
+  options: Omit<LoadOptions, "api"> = {},
+): Promise<PluginSource> {
+  const { module: _, ...source } = await locate(spec, options, false);
+  return source;
+}
+
+// Locates `spec` and checks it against what was recorded. Only with `mayImport` may an npm
+// package Deno cannot locate otherwise be imported here (then it is checked after it ran).
+async function locate(
+  spec: string,
+  options: Omit<LoadOptions, "api">,
+  mayImport: boolean,
+): Promise<LocatedSource> {
   const source = spec.startsWith("npm:")
-    ? await locateNpm(spec)
+    ? await locateNpm(spec, mayImport)
     : spec.startsWith("jsr:")
     ? await locateJsr(spec, options.expected)
     : await locateFile(spec, options.cwd ?? Deno.cwd());
@@ -122,24 +185,7 @@ export async function loadThirdPartyPlugin(
       );
     }
   }
-  const module = source.module ?? await importModule(source.specifier, source.file);
-  let plugin: Plugin;
-  try {
-    plugin = await pluginFromExport(module.default, api);
-  } catch (error) {
-    throw new ThirdPartyPluginError(source.spec, `${source.file}: ${describeLoadError(error)}`, {
-      cause: error,
-    });
-  }
-  return {
-    plugin,
-    kind: source.kind,
-    spec: source.spec,
-    specifier: source.specifier,
-    resolved: source.resolved,
-    file: source.file,
-    sha256: source.sha256,
-  };
+  return source;
 }
 
 // A lock entry's `sha256`: lowercase hex, by WebCrypto.
@@ -216,12 +262,19 @@ async function entryOf(spec: string, dir: string): Promise<string> {
 
 const NPM_SPEC = /^npm:(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(?:@[^/\s]+)?(?:\/\S*)?$/i;
 
-async function locateNpm(spec: string): Promise<LocatedSource> {
+async function locateNpm(spec: string, mayImport: boolean): Promise<LocatedSource> {
   if (!NPM_SPEC.test(spec)) {
     throw new ThirdPartyPluginError(spec, `${spec}: not an npm specifier (npm:<package>[@range])`);
   }
   let resolved = resolveSpecifier(spec);
   let module: { default?: unknown } | undefined;
+  if (!resolved.startsWith("file:") && !mayImport) {
+    throw new ThirdPartyPluginError(
+      spec,
+      `${spec}: cannot locate the package's entry file to hash it without running it inside ` +
+        `amber (it resolves to ${resolved}); install it where amber runs, or add it --trusted`,
+    );
+  }
   if (!resolved.startsWith("file:")) {
     // Deno can only say where a package it has not loaded yet lives by loading it.
     module = await importModule(spec, spec);

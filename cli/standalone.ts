@@ -3,9 +3,22 @@
  * everything is imported statically, so the bundler and the compiler include all of it.
  * `main.ts` is the entry for `deno run`, where loading lazily keeps `--version` fast.
  *
+ * The single file is also what a sandboxed plugin's process runs, as there is no plugin-process
+ * module beside it: started with `--amber-plugin-process <specifier>` it serves that plugin
+ * over stdin/stdout instead of being amber.
+ *
  * @module
  */
 
+import { runPluginProcess } from "@amber/core/sandbox";
+import { PLUGIN_PROCESS_FLAG, runAsPluginProcessFrom } from "./plugin_process_entry.ts";
 import { runProcess } from "./process_main.ts";
 
-if (import.meta.main) Deno.exitCode = await runProcess(Deno.args);
+if (import.meta.main) {
+  if (Deno.args[0] === PLUGIN_PROCESS_FLAG) {
+    await runPluginProcess(Deno.args[1] ?? "");
+  } else {
+    runAsPluginProcessFrom(Deno.mainModule);
+    Deno.exitCode = await runProcess(Deno.args);
+  }
+}

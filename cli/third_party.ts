@@ -1,8 +1,23 @@
 /**
- * Third-party plugins: `amber plugins add <spec>` loads a plugin from a local file, an npm
+ * Third-party plugins: `amber plugins add <spec>` takes a plugin from a local file, an npm
  * package or a JSR package, checks it with the same validator `PluginRuntime.register` uses,
  * and records it in `plugins.lock.json` in the config directory; every start loads the recorded
  * plugins after the bundled ones.
+ *
+ * A third-party plugin runs in a process of its own (a child `deno run`, see
+ * `@amber/core/sandbox`) with exactly the Deno permissions the user granted it, none by default.
+ * Its manifest (`Plugin.permissions`) says what it needs: paths to read or write (relative to
+ * the workspace, or `data:...` in its data folder `<config dir>/plugins/<id>/data`), net hosts,
+ * env names, commands. `amber plugins add` reads the manifest from a process that may read the
+ * plugin's own modules and nothing else, shows what it asks for and asks (when stdin is a
+ * terminal); `--grant` accepts it without a question; without either, a plugin that asks for
+ * anything is refused (exit 2) and nothing is recorded. One that asks for nothing is added
+ * without a question. `amber plugins update <id>` needs a new grant the same way when a new
+ * version asks for more; one that asks for less keeps only that. `--trusted` (after a warning)
+ * records `trusted: true`: that plugin is imported into amber and runs with all of amber's
+ * permissions, as every plugin did before; adding it again without `--trusted` sandboxes it.
+ * A compiled amber (`deno task compile`) is not `deno` and cannot start plugin processes: it
+ * refuses sandboxed plugins, saying so, and loads only trusted ones.
  *
  * The lock file, `<config dir>/plugins.lock.json`:
  *
@@ -13,7 +28,9 @@
  *     "id": "greeter", "name": "Greeter", "version": "0.1.0", "category": "tools",
  *     "spec": "/home/me/greeter/mod.ts", "kind": "file",
  *     "specifier": "file:///home/me/greeter/mod.ts", "resolved": "file:///home/me/greeter/mod.ts",
- *     "sha256": "<64 hex digits>", "addedAt": "2025-01-01T00:00:00.000Z"
+ *     "sha256": "<64 hex digits>", "graph": { "version": 1, "files": [], "packages": [] },
+ *     "grant": { "read": ["docs"], "write": ["data:cache"], "net": ["api.example.com"] },
+ *     "addedAt": "2025-01-01T00:00:00.000Z"
  *   }]
  * }
  * ```
@@ -22,58 +39,56 @@
  * path, so it means the same from any directory); `specifier` is what is imported; `resolved`
  * is the file whose bytes `sha256` covers: a local file itself (or a directory's `deno.json`
  * export / `mod.ts`), an npm package's entry file as Deno resolves it, or a JSR package's entry
- * module of the version picked at add time (pinned in `specifier`).
+ * module of the version picked at add time (pinned in `specifier`). `grant` is what the user
+ * accepted (an entry without one, written before plugins had processes of their own, is
+ * granted nothing); `trusted: true` marks one that runs inside amber. Both are checked when the
+ * lock is read, like every field: a bad one names the file, the entry and the field.
  *
  * The entry also records the plugin's module graph (`graph`, see `module_graph.ts`): every local
  * file it imports with its sha256, and its npm packages with version and integrity. The hashes
- * are checked before the module is imported, so a changed file never runs: a changed entry file
- * is refused (the plugin is `failed`, naming the file and both hashes) until
- * `amber plugins add <spec>` accepts it again, a changed or missing imported file until
- * `amber plugins update <id>` does. An entry without `graph` (written before amber recorded
- * graphs) still loads, with a notice to run `update`.
- * The one exception is an npm package that Deno can only locate once it is loaded (no
- * `node_modules`, e.g. when running the bundle): it is imported, then hashed, and a changed one
- * is still never registered, but its top-level code has run.
+ * are checked before the plugin's process starts (or, trusted, before it is imported), so a
+ * changed file never runs: a changed entry file is refused (the plugin is `failed`, naming the
+ * file and both hashes) until `amber plugins add <spec>` accepts it again, a changed or missing
+ * imported file until `amber plugins update <id>` does. An entry without `graph` (written before
+ * amber recorded graphs) still loads, with a notice to run `update`.
+ * An npm package that Deno can only locate once it is loaded (no `node_modules`, e.g. when
+ * running the bundle) cannot be hashed before it runs: sandboxed, it is refused with a message
+ * saying so; trusted, it is imported, then hashed, and a changed one is still never registered,
+ * but its top-level code has run.
  *
  * A plugin that cannot be loaded (missing file, syntax error, a module that throws, no default
- * export, not a plugin, a changed hash) is registered with `PluginRuntime.registerFailed`, so it
- * is listed as `failed` with a reason that names the file and the cause, and every other plugin
- * runs. One whose id a bundled plugin has taken cannot be listed under that id; it is reported
- * as a diagnostic on every start until `amber plugins remove <id>` drops it from the lock.
+ * export, not a plugin, a changed hash, a manifest asking for more than its grant) is registered
+ * with `PluginRuntime.registerFailed`, so it is listed as `failed` with a reason that names the
+ * file and the cause, and every other plugin runs. One whose id a bundled plugin has taken
+ * cannot be listed under that id; it is reported as a diagnostic on every start until
+ * `amber plugins remove <id>` drops it from the lock.
  *
  * Loading a recorded plugin has a deadline, `timeouts.import` (per plugin:
- * `timeouts.plugins.<id>.import`). An import past it is abandoned (an import cannot be
- * cancelled) and the plugin is failed; with the host's fault record it is also held: later
- * starts do not import it, and say so, until `amber plugins enable <id>` releases it.
+ * `timeouts.plugins.<id>.import`). A plugin process past it is killed; a trusted import past it
+ * is abandoned (an import cannot be cancelled). Either way the plugin is failed and, with the
+ * host's fault record, held: later starts do not load it, and say so, until
+ * `amber plugins enable <id>` releases it.
  *
- * This module holds what `amber plugins add|remove` and a starting host do; the lock file is
- * `plugin_lock.ts`, and locating, hashing and importing a source is `plugin_source.ts`.
+ * This module holds what `amber plugins add|update|remove` do; a starting host's part is
+ * `third_party_start.ts`, the lock file `plugin_lock.ts`, grants `plugin_grant.ts`, the plugin
+ * process `plugin_sandbox.ts`, and locating, hashing and importing a source `plugin_source.ts`.
  *
  * @module
  */
 
-import {
-  createPluginHostApi,
-  DeadlineError,
-  DEFAULT_TIMEOUTS,
-  type FaultEvent,
-  type Plugin,
-  type PluginHostApi,
-  type PluginRuntime,
-  timeoutFor,
-  withDeadline,
-} from "@amber/core";
+import { DeadlineError, DEFAULT_TIMEOUTS, type Plugin, withDeadline } from "@amber/core";
 import { noteAbandonedWork } from "./containment.ts";
-import { type FaultRecord, readFaultRecord, updateFaultRecord } from "./fault_record.ts";
+import { readFaultRecord, updateFaultRecord } from "./fault_record.ts";
 import { UsageError } from "./args.ts";
+import { type PluginLockEntry, readPluginLock, updatePluginLock } from "./plugin_lock.ts";
+import { type GrantDecider, settleGrant } from "./plugin_grant.ts";
+import { describeInSandbox } from "./plugin_sandbox.ts";
 import {
-  PLUGIN_LOCK_FILE,
-  type PluginLock,
-  type PluginLockEntry,
-  readPluginLock,
-  updatePluginLock,
-} from "./plugin_lock.ts";
-import { type LoadedPlugin, loadThirdPartyPlugin } from "./plugin_source.ts";
+  type LoadedPlugin,
+  loadThirdPartyPlugin,
+  locatePluginSource,
+  type PluginSource,
+} from "./plugin_source.ts";
 import {
   computeModuleGraph,
   diffModuleGraphs,
@@ -81,8 +96,7 @@ import {
   graphFolder,
   type ModuleGraph,
 } from "./module_graph.ts";
-import { describeLoadError, ThirdPartyPluginError } from "./third_party_error.ts";
-import { VERSION } from "./version.ts";
+import { ThirdPartyPluginError } from "./third_party_error.ts";
 
 export {
   PLUGIN_LOCK_FILE,
@@ -94,7 +108,21 @@ export {
   updatePluginLock,
   writePluginLock,
 } from "./plugin_lock.ts";
-export { type LoadedPlugin, type LoadOptions, loadThirdPartyPlugin } from "./plugin_source.ts";
+export {
+  type LoadedPlugin,
+  type LoadOptions,
+  loadThirdPartyPlugin,
+  locatePluginSource,
+  type PluginSource,
+} from "./plugin_source.ts";
+export {
+  type ImportFaults,
+  registerThirdPartyPlugins,
+  type ThirdPartyPlugins,
+  type ThirdPartyStartOptions,
+} from "./third_party_start.ts";
+export { type GrantDecider, type GrantRequest, GrantRequiredError } from "./plugin_grant.ts";
+export { pluginDataDir } from "./plugin_sandbox.ts";
 export {
   PluginGraphChangedError,
   PluginHashMismatchError,
@@ -121,14 +149,30 @@ export interface AddOptions {
   readonly bundledIds: readonly string[];
   /** How long loading it may take (ms); `DEFAULT_TIMEOUTS.import` by default. */
   readonly timeoutMs?: number;
+  /**
+   * Runs it inside amber with all of amber's permissions (`--trusted`), recorded as
+   * `trusted: true`; otherwise it runs in a process of its own with only its grant.
+   */
+  readonly trusted?: boolean;
+  /**
+   * Asked when it asks for permissions beyond those granted before (`--grant` answers yes; a
+   * terminal asks the user). Without it such a plugin is refused with a `GrantRequiredError`.
+   */
+  readonly grant?: GrantDecider;
+  /** The workspace its grant's relative paths mean; the current directory by default. */
+  readonly workspace?: string;
+  /** Receives what its process logs while its manifest is read. */
+  readonly onLog?: (pluginId: string, line: string) => void;
 }
 
 /**
- * `amber plugins add`: loads the plugin (which must load cleanly: nothing is recorded
- * otherwise), refuses an id a bundled plugin has or another spec already recorded, and records
- * it, or accepts it again (a new hash) when the same spec is added once more. Loading it has a
- * deadline (`options.timeoutMs`). A plugin added (again) starts with a clean fault record: a
- * hold from a hung import or initialize of what it was is forgotten.
+ * `amber plugins add`: reads the plugin's manifest in a process of its own with no permission
+ * at all (with `options.trusted`, by importing it into amber), so it must load cleanly: nothing
+ * is recorded otherwise. Refuses an id a bundled plugin has or another spec already recorded;
+ * asks `options.grant` when it asks for permissions not granted before (refused without a yes);
+ * and records it with the grant, or accepts it again (a new hash) when the same spec is added
+ * once more. Loading it has a deadline (`options.timeoutMs`). A plugin added (again) starts
+ * with a clean fault record: a hold from a hung import or initialize of what it was is forgotten.
  *
  * @example
  * ```ts
@@ -142,13 +186,14 @@ export interface AddOptions {
  * const { entry } = await addThirdPartyPlugin(dir, `${dir}/mod.js`, { bundledIds: ["hello"] });
  * assert.equal(entry.id, "tiny");
  * assert.equal(entry.kind, "file");
+ * assert.deepEqual(entry.grant, {});
  * assert.deepEqual((await readPluginLock(dir)).plugins, [entry]);
  * // The same validator as `PluginRuntime.register`: a version with a leading zero is refused,
  * // naming the file and the field, and the lock stays as it was.
  * await Deno.writeTextFile(`${dir}/bad.js`, plugin("01.0.0"));
  * await assert.rejects(
  *   addThirdPartyPlugin(dir, `${dir}/bad.js`, { bundledIds: [] }),
- *   /bad\.js: the default export is not a plugin: version '01\.0\.0' is not semver/,
+ *   /bad\.js: .*version '01\.0\.0' is not semver/,
  * );
  * assert.deepEqual((await readPluginLock(dir)).plugins, [entry]);
  * await Deno.remove(dir, { recursive: true });
@@ -159,9 +204,97 @@ export async function addThirdPartyPlugin(
   spec: string,
   options: AddOptions,
 ): Promise<AddResult> {
+  return await record(configDir, spec, options, () => `amber plugins add ${spec} --grant`);
+}
+
+// What a plugin says of itself, from its manifest or (trusted) the imported object.
+interface Found {
+  readonly source: PluginSource;
+  readonly about: Pick<Plugin, "id" | "name" | "version" | "category" | "description"> & {
+    readonly permissions?: unknown;
+  };
+  readonly graph?: ModuleGraph;
+}
+
+async function record(
+  configDir: string,
+  spec: string,
+  options: AddOptions,
+  retry: (id: string) => string,
+): Promise<AddResult> {
   // A lock file that is not valid is refused before any plugin code runs.
   await readPluginLock(configDir);
   const ms = options.timeoutMs ?? DEFAULT_TIMEOUTS.import;
+  const found = options.trusted === true
+    ? await foundInProcess(spec, options, ms)
+    : await foundInSandbox(configDir, spec, options, ms);
+  const { source, about } = found;
+  if (options.bundledIds.includes(about.id)) {
+    throw new ThirdPartyPluginError(
+      source.spec,
+      `${source.file}: its id '${about.id}' is taken by a bundled plugin; a third-party plugin needs an id of its own`,
+    );
+  }
+  // Asked before the lock file is locked: the user may take their time.
+  const before = (await readPluginLock(configDir)).plugins
+    .find((e) => e.id === about.id && e.spec === source.spec);
+  const grant = options.trusted === true ? undefined : await settleGrant(
+    { ...about, file: source.file },
+    before?.trusted === true ? undefined : before?.grant,
+    options.grant,
+    retry(about.id),
+  );
+  const { graph } = found;
+  const entry: PluginLockEntry = {
+    id: about.id,
+    name: about.name,
+    version: about.version,
+    ...(about.category !== undefined ? { category: about.category } : {}),
+    ...(about.description !== undefined ? { description: about.description } : {}),
+    spec: source.spec,
+    kind: source.kind,
+    specifier: source.specifier,
+    resolved: source.resolved,
+    sha256: source.sha256,
+    ...(graph !== undefined ? { graph } : {}),
+    ...(grant !== undefined ? { grant } : {}),
+    ...(options.trusted === true ? { trusted: true as const } : {}),
+    addedAt: new Date().toISOString(),
+  };
+  let previous: PluginLockEntry | undefined;
+  // Checked and changed under the file lock against what is on disk now, so an entry another
+  // `amber plugins add` recorded meanwhile is kept.
+  const path = await updatePluginLock(configDir, (lock) => {
+    previous = lock.plugins.find((e) => e.id === entry.id);
+    if (previous !== undefined && previous.spec !== entry.spec) {
+      throw new ThirdPartyPluginError(
+        entry.spec,
+        `${source.file}: plugin id '${entry.id}' is already added from ${previous.spec}; run \`amber plugins remove ${entry.id}\` first`,
+      );
+    }
+    // The same spec under another id (the plugin renamed itself) replaces its old entry.
+    const others = lock.plugins.filter((e) => e.id !== entry.id && e.spec !== entry.spec);
+    const at = lock.plugins.findIndex((e) => e.id === entry.id || e.spec === entry.spec);
+    const plugins = [...others];
+    plugins.splice(at < 0 ? plugins.length : Math.min(at, plugins.length), 0, entry);
+    return { version: 1, plugins };
+  });
+  // Accepted anew: what amber remembered of its faults (a hold above all) is about what it was.
+  const faults = await readFaultRecord(configDir).catch(() => undefined);
+  if (faults?.plugins[entry.id] !== undefined) {
+    await updateFaultRecord(configDir, [{
+      kind: "release",
+      pluginId: entry.id,
+      where: "add",
+      message: "added again",
+      at: Date.now(),
+    }]);
+  }
+  return { entry, path, ...(previous !== undefined ? { previous } : {}) };
+}
+
+// `--trusted`: imported into amber as before plugins had processes of their own.
+async function foundInProcess(spec: string, options: AddOptions, ms: number): Promise<Found> {
   let loaded: LoadedPlugin;
   try {
     loaded = await withDeadline(() => loadThirdPartyPlugin(spec, { cwd: options.cwd }), ms, spec);
@@ -174,62 +307,45 @@ export async function addThirdPartyPlugin(
       { cause: error },
     );
   }
-  const { plugin } = loaded;
-  if (options.bundledIds.includes(plugin.id)) {
-    throw new ThirdPartyPluginError(
-      loaded.spec,
-      `${loaded.file}: its id '${plugin.id}' is taken by a bundled plugin; a third-party plugin needs an id of its own`,
-    );
-  }
+  const { plugin, ...source } = loaded;
   // Listed only now that it loaded: a plugin that does not is refused with Deno's own words.
-  const folder = graphFolder(loaded.resolved);
+  const folder = graphFolder(source.resolved);
   const graph = folder === undefined
     ? undefined
-    : await computeModuleGraph(loaded.specifier, folder);
-  const entry: PluginLockEntry = {
-    id: plugin.id,
-    name: plugin.name,
-    version: plugin.version,
-    ...(plugin.category !== undefined ? { category: plugin.category } : {}),
-    ...(plugin.description !== undefined ? { description: plugin.description } : {}),
-    spec: loaded.spec,
-    kind: loaded.kind,
-    specifier: loaded.specifier,
-    resolved: loaded.resolved,
-    sha256: loaded.sha256,
-    ...(graph !== undefined ? { graph } : {}),
-    addedAt: new Date().toISOString(),
-  };
-  let previous: PluginLockEntry | undefined;
-  // Checked and changed under the file lock against what is on disk now, so an entry another
-  // `amber plugins add` recorded meanwhile is kept.
-  const path = await updatePluginLock(configDir, (lock) => {
-    previous = lock.plugins.find((e) => e.id === plugin.id);
-    if (previous !== undefined && previous.spec !== loaded.spec) {
-      throw new ThirdPartyPluginError(
-        loaded.spec,
-        `${loaded.file}: plugin id '${plugin.id}' is already added from ${previous.spec}; run \`amber plugins remove ${plugin.id}\` first`,
-      );
+    : await computeModuleGraph(source.specifier, folder);
+  return { source, about: plugin, ...(graph !== undefined ? { graph } : {}) };
+}
+
+// The default: located and hashed without running it, then its manifest read from a process
+// of its own that may read its modules and nothing else.
+async function foundInSandbox(
+  configDir: string,
+  spec: string,
+  options: AddOptions,
+  ms: number,
+): Promise<Found> {
+  const source = await locatePluginSource(spec, { cwd: options.cwd });
+  const folder = graphFolder(source.resolved);
+  // Listed before it runs: its process may read the folders its modules are in. A module Deno
+  // cannot list is loaded all the same, so that the refusal has Deno's words for it.
+  let listing: { graph?: ModuleGraph; error?: unknown } = {};
+  if (folder !== undefined) {
+    try {
+      listing = { graph: await computeModuleGraph(source.specifier, folder) };
+    } catch (error) {
+      listing = { error };
     }
-    // The same spec under another id (the plugin renamed itself) replaces its old entry.
-    const others = lock.plugins.filter((e) => e.id !== plugin.id && e.spec !== loaded.spec);
-    const at = lock.plugins.findIndex((e) => e.id === plugin.id || e.spec === loaded.spec);
-    const plugins = [...others];
-    plugins.splice(at < 0 ? plugins.length : Math.min(at, plugins.length), 0, entry);
-    return { version: 1, plugins };
-  });
-  // Accepted anew: what amber remembered of its faults (a hold above all) is about what it was.
-  const faults = await readFaultRecord(configDir).catch(() => undefined);
-  if (faults?.plugins[plugin.id] !== undefined) {
-    await updateFaultRecord(configDir, [{
-      kind: "release",
-      pluginId: plugin.id,
-      where: "add",
-      message: "added again",
-      at: Date.now(),
-    }]);
   }
-  return { entry, path, ...(previous !== undefined ? { previous } : {}) };
+  // Unlisted, it may read its entry file only: the import then fails with Deno's words.
+  const graph = listing.graph ?? { version: 1 as const, files: [], packages: [] };
+  const manifest = await describeInSandbox(source, graph, {
+    configDir,
+    workspace: options.workspace ?? Deno.cwd(),
+    importTimeoutMs: ms,
+    ...(options.onLog !== undefined ? { onLog: options.onLog } : {}),
+  });
+  if (listing.error !== undefined) throw listing.error;
+  return { source, about: manifest, ...(listing.graph ? { graph: listing.graph } : {}) };
 }
 
 /** What {@linkcode updateThirdPartyPlugin} did. */
@@ -246,7 +362,10 @@ export interface UpdateResult extends AddResult {
 /**
  * `amber plugins update <id>`: loads the added plugin `id` again from the spec it was added
  * from and records its entry file and module graph as they are now, under the lock file's
- * lock, returning what changed. Throws a `UsageError` for an id that is not an added plugin.
+ * lock, returning what changed. A trusted plugin stays trusted. A sandboxed one whose manifest
+ * now asks for more than its recorded grant needs `options.grant`'s yes (`--grant`), else a
+ * `GrantRequiredError` is thrown and nothing is recorded; one that asks for less keeps only
+ * what it asks now. Throws a `UsageError` for an id that is not an added plugin.
  *
  * @example
  * ```ts
@@ -278,7 +397,13 @@ export async function updateThirdPartyPlugin(
     const added = plugins.map((e) => e.id).join(", ");
     throw new UsageError(`'${id}' is not an added plugin; added plugins: ${added || "(none)"}`);
   }
-  const result = await addThirdPartyPlugin(configDir, recorded.spec, options);
+  // A trusted plugin stays trusted; a sandboxed one needs a new grant only for more.
+  const result = await record(
+    configDir,
+    recorded.spec,
+    { ...options, trusted: recorded.trusted === true },
+    () => `amber plugins update ${id} --grant`,
+  );
   const previous = result.previous ?? recorded;
   const before: ModuleGraph | undefined = previous.graph;
   const after = result.entry.graph;
@@ -337,184 +462,4 @@ export async function removeThirdPartyPlugin(
     return { version: 1, plugins: lock.plugins.filter((e) => e !== entry) };
   });
   return { entry: removed!, path };
-}
-
-/**
- * Loads every plugin recorded in `configDir`'s lock and registers it with `runtime`, after the
- * plugins already registered (the bundled ones); one that cannot be loaded is registered as
- * failed with the reason. Never throws: a bad lock file or an id a bundled plugin has taken is
- * reported through `runtime.report`. Each import has the plugin's `import` deadline; given
- * `faults`, one whose import hung before is not imported but registered as failed and held
- * (see `PluginRuntime.hold`), and one that hangs now is noted there. Resolves to the plugins
- * registered.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PluginRuntime } from "@amber/core";
- * import { createRegistries } from "@amber/registries";
- * import { addThirdPartyPlugin, registerThirdPartyPlugins } from "@amber/cli/third-party";
- * const runtime = new PluginRuntime({ registries: createRegistries() });
- * const dir = await Deno.makeTempDir();
- * assert.deepEqual(await registerThirdPartyPlugins(runtime, dir), []);
- * await Deno.writeTextFile(
- *   `${dir}/mod.js`,
- *   "export default { id: 'tiny', version: '1.0.0', name: 'Tiny', initialize: () => true, " +
- *     "shutdown() {}, capabilities: () => [] };",
- * );
- * await addThirdPartyPlugin(dir, `${dir}/mod.js`, { bundledIds: [] });
- * const registered = await registerThirdPartyPlugins(runtime, dir);
- * assert.deepEqual(registered.map((plugin) => plugin.id), ["tiny"]);
- * assert.equal(runtime.info("tiny").source, `${await Deno.realPath(dir)}/mod.js`);
- * await Deno.remove(dir, { recursive: true });
- * ```
- */
-export async function registerThirdPartyPlugins(
-  runtime: PluginRuntime,
-  configDir: string,
-  faults?: ImportFaults,
-): Promise<Plugin[]> {
-  let lock: PluginLock;
-  try {
-    lock = await readPluginLock(configDir);
-  } catch (error) {
-    runtime.report({
-      pluginId: "core",
-      where: PLUGIN_LOCK_FILE,
-      message: describeLoadError(error),
-      error,
-    });
-    return [];
-  }
-  if (lock.plugins.length === 0) return [];
-  const api = createPluginHostApi(VERSION);
-  // Loaded side by side, registered in lock order, so the order never depends on timing.
-  const outcomes = await Promise.all(
-    lock.plugins.map((entry) => importWithin(runtime, entry, api, faults)),
-  );
-  const registered: Plugin[] = [];
-  for (let i = 0; i < lock.plugins.length; i++) {
-    const entry = lock.plugins[i];
-    const { loaded, error, hold } = outcomes[i];
-    if (runtime.ids().includes(entry.id)) {
-      runtime.report({
-        pluginId: entry.id,
-        where: "load",
-        message:
-          `${entry.spec}: not loaded: its id '${entry.id}' is taken by a bundled plugin; run \`amber plugins remove ${entry.id}\` to drop it`,
-      });
-      continue;
-    }
-    let reason: string | undefined;
-    if (hold !== undefined) reason = hold.reason;
-    else if (loaded === undefined) reason = describeLoadError(error);
-    else if (loaded.plugin.id !== entry.id) {
-      reason =
-        `${loaded.file}: its id is now '${loaded.plugin.id}', but it was added as '${entry.id}'; run \`amber plugins add ${entry.spec}\` again`;
-    } else {
-      try {
-        runtime.register(loaded.plugin, { source: entry.spec });
-        registered.push(loaded.plugin);
-        // An entry from before graphs were recorded still loads; the user's file is left alone.
-        if (entry.graph === undefined && graphFolder(entry.resolved) !== undefined) {
-          runtime.report({
-            pluginId: entry.id,
-            where: PLUGIN_LOCK_FILE,
-            message:
-              `${entry.spec}: the lock records only this file, not the modules it imports; ` +
-              `run \`amber plugins update ${entry.id}\` to record them all`,
-          });
-        }
-        continue;
-      } catch (thrown) {
-        reason = `${loaded.file}: ${describeLoadError(thrown)}`;
-      }
-    }
-    try {
-      runtime.registerFailed({
-        id: entry.id,
-        reason,
-        source: entry.spec,
-        name: entry.name,
-        version: entry.version,
-        ...(entry.category !== undefined ? { category: entry.category } : {}),
-        ...(entry.description !== undefined ? { description: entry.description } : {}),
-      });
-      if (hold !== undefined) runtime.hold(entry.id, hold.held);
-    } catch (thrown) {
-      runtime.report({
-        pluginId: "core",
-        where: PLUGIN_LOCK_FILE,
-        message: describeLoadError(thrown),
-      });
-    }
-  }
-  return registered;
-}
-
-/**
- * What {@linkcode registerThirdPartyPlugins} needs to keep a hung import from being waited for
- * on every start: the fault record read at start, and where to note a new timeout.
- */
-export interface ImportFaults {
-  /** The record when the host opened. */
-  readonly record: FaultRecord;
-  /** Told of an import that times out, to remember it. */
-  onFault(event: FaultEvent): void;
-}
-
-interface ImportOutcome {
-  readonly loaded?: LoadedPlugin;
-  readonly error?: unknown;
-  // An import that hung, now or in an earlier process: why it is failed in this process, and
-  // the reason it is held for until the user switches it on.
-  readonly hold?: { readonly reason: string; readonly held: string };
-}
-
-// Loads one recorded plugin within the `import` deadline; one whose import hung before is not
-// imported at all.
-async function importWithin(
-  runtime: PluginRuntime,
-  entry: PluginLockEntry,
-  api: PluginHostApi,
-  faults: ImportFaults | undefined,
-): Promise<ImportOutcome> {
-  const id = entry.id;
-  const again = `\`amber plugins enable ${id}\``;
-  const before = faults?.record.plugins[id]?.hold;
-  if (before?.seam === "import") {
-    return {
-      hold: {
-        reason: `${entry.spec}: not imported in this process (its import hung at ${before.at}); ` +
-          "amber imports it again at its next start",
-        held: `${entry.spec}: not imported: its import hung at ${before.at} ` +
-          `(${before.message}); ${again} tries it again`,
-      },
-    };
-  }
-  const ms = timeoutFor(runtime.config(), "import", id);
-  try {
-    const what = `the import of plugin '${id}'`;
-    return {
-      loaded: await withDeadline(
-        () => loadThirdPartyPlugin(entry.spec, { api, expected: entry }),
-        ms,
-        what,
-      ),
-    };
-  } catch (error) {
-    if (!(error instanceof DeadlineError)) return { error };
-    // The import cannot be cancelled: whatever it waits for stays behind.
-    noteAbandonedWork();
-    faults?.onFault({
-      kind: "timeout",
-      pluginId: id,
-      where: "import",
-      message: error.message,
-      at: Date.now(),
-      seam: "import",
-    });
-    const reason = `${entry.spec}: ${error.message}`;
-    return { hold: { reason, held: `${reason}; amber does not import it again until ${again}` } };
-  }
 }

@@ -59,6 +59,21 @@ export class FaultKeeper {
   }
 
   /**
+   * A fault that ends the plugin for this session at once, whatever the count (its process
+   * died): told to the host as a fault, then the plugin is switched off like a quarantine,
+   * dependents first and its `plugin.conf` untouched, and left `failed` with `where: message`.
+   * Nothing happens to a plugin that is not active by the time the switch-off runs.
+   */
+  fail(pluginId: string, where: string, message: string): void {
+    const record = this.#host.records.get(pluginId);
+    if (record === undefined) return;
+    this.#tell({ kind: "fault", pluginId, where, message, at: Date.now() });
+    this.#host.serial(() => this.#end(record, `${where}: ${message}`)).catch((error) =>
+      this.#host.diagnose({ pluginId, where: "fail", message: describeError(error), error })
+    );
+  }
+
+  /**
    * Looks at every diagnostic after it was delivered: an activation that failed on a deadline
    * is an initialize that hung (nothing else in an activation waits), which the host is told,
    * so it can hold the plugin at its next start.
@@ -106,14 +121,8 @@ export class FaultKeeper {
       this.#quarantined.delete(id);
       return;
     }
-    const result = await this.#host.switchOff(record);
     const how = `switch it back on with \`/set plugin on ${id}\` (it starts as usual next time)`;
-    record.state = { status: "failed", reason: `quarantined after ${why}; ${how}` };
-    // The plugins switched off with it wait for it, and now say why it is gone.
-    blockCascaded(this.#host.records, result.cascaded);
-    const also = result.cascaded.length === 0
-      ? ""
-      : ` with the plugins that require it (${result.cascaded.join(", ")})`;
+    const also = await this.#switchOff(record, `quarantined after ${why}; ${how}`);
     this.#host.diagnose({
       pluginId: id,
       where: "quarantine",
@@ -126,6 +135,30 @@ export class FaultKeeper {
       message: why,
       at: Date.now(),
     });
+  }
+
+  async #end(record: PluginRecord, why: string): Promise<void> {
+    const id = record.plugin.id;
+    if (record.state.status !== "active") return;
+    const reason = `${why}; switch it back on with \`/set plugin on ${id}\``;
+    const also = await this.#switchOff(record, reason);
+    this.#host.diagnose({
+      pluginId: id,
+      where: "fail",
+      message: `switched off for this session${also}: ${reason}`,
+    });
+  }
+
+  // Switches `record` off for the session and leaves it failed with `reason`; says which
+  // plugins that require it went with it ("" when none did).
+  async #switchOff(record: PluginRecord, reason: string): Promise<string> {
+    const result = await this.#host.switchOff(record);
+    record.state = { status: "failed", reason };
+    // The plugins switched off with it wait for it, and now say why it is gone.
+    blockCascaded(this.#host.records, result.cascaded);
+    return result.cascaded.length === 0
+      ? ""
+      : ` with the plugins that require it (${result.cascaded.join(", ")})`;
   }
 
   #tell(event: FaultEvent): void {

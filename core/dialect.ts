@@ -98,36 +98,94 @@ export interface HttpRequestSpec {
 /**
  * Decodes one response stream. The SSE layer hands over each event's name and data; a line that
  * is not SSE at all (some servers send a raw JSON error mid-stream) goes to `unframed`.
+ *
+ * A decoder in amber's process emits each event to the sink during the call that decoded it. A
+ * decoder whose work happens elsewhere (a dialect in a plugin process) may emit the events of
+ * `event` and `unframed` later, and returns a promise from `end`: every event reaches its sink
+ * before that promise settles, and a rejection is the decoder's failure. Such a decoder reports
+ * a failure of earlier frames by throwing from a later `event`, `unframed` or `end`.
  */
 export interface StreamDecoder {
   /** One server-sent event. `name` is undefined for the default event type. */
   event(name: string | undefined, data: string, sink: StreamSink): void;
   /** A line that is not an SSE field. */
   unframed?(line: string, sink: StreamSink): void;
-  /** The stream ended; emits what is pending and `finish` if it has not been emitted yet. */
-  end(sink: StreamSink): void;
+  /**
+   * The stream ended; emits what is pending and `finish` if it has not been emitted yet. A
+   * promise, for a decoder that answers later, settles once all of that reached the sink.
+   */
+  end(sink: StreamSink): void | Promise<void>;
 }
 
 /**
- * A wire protocol.
+ * A wire protocol, as the core HTTP client uses it. Every member may answer with a promise: a
+ * dialect contributed by a sandboxed plugin runs in the plugin's process, and the stand-in the
+ * host gets for it answers later. A dialect written for amber's own process answers at once
+ * ({@linkcode SyncDialect}); the client takes no detour for a value that is not a promise.
+ *
+ * `settings.apiKey` is the key the user configured for the provider: the dialect puts it in the
+ * request's credential header, so a plugin's dialect sees that key (and only that one).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { openaiDialect } from "@amber/providers/openai";
  * import type { Dialect } from "@amber/core";
- * function describe(dialect: Dialect): string {
- *   return `${dialect.flavor} lists models: ${dialect.modelsRequest !== undefined}`;
+ * async function chatUrl(dialect: Dialect): Promise<string> {
+ *   const spec = await dialect.chatRequest(
+ *     { baseUrl: "https://api.example/v1" },
+ *     { model: "m", messages: [], tools: [] },
+ *   );
+ *   return spec.url;
  * }
- * assert.equal(describe(openaiDialect()), "openai lists models: true");
+ * assert.equal(await chatUrl(openaiDialect()), "https://api.example/v1/chat/completions");
  * ```
  */
 export interface Dialect {
   /** The flavor this dialect speaks. */
   readonly flavor: string;
   /** Builds the streaming request for `request`. */
-  chatRequest(settings: ProviderSettings, request: ChatRequest): HttpRequestSpec;
+  chatRequest(
+    settings: ProviderSettings,
+    request: ChatRequest,
+  ): HttpRequestSpec | Promise<HttpRequestSpec>;
   /** A fresh decoder for one response stream. */
+  decoder(): StreamDecoder;
+  /** Whether a failed response with this status and body is worth retrying. */
+  isRetryable(status: number, body: string): boolean | Promise<boolean>;
+  /** A clear one-line message for an error response (the provider's own words, with context). */
+  errorMessage(status: number, body: string): string | Promise<string>;
+  /** Whether an error says the prompt is too long for the model's context window. */
+  isContextOverflow(status: number, body: string): boolean | Promise<boolean>;
+  /** A retry delay the body asks for (Gemini's RetryInfo), when the headers give none. */
+  retryDelayMs?(status: number, body: string): number | undefined | Promise<number | undefined>;
+  /** The request that lists models, where the API can. */
+  modelsRequest?(settings: ProviderSettings): HttpRequestSpec | Promise<HttpRequestSpec>;
+  /** The model ids in a models response. */
+  parseModels?(body: string): string[] | Promise<string[]>;
+  /** Quota windows a response's headers report, where the provider sends them. */
+  allowanceFromHeaders?(
+    headers: Headers,
+  ): AllowanceSnapshot | undefined | Promise<AllowanceSnapshot | undefined>;
+}
+
+/**
+ * A dialect that answers at once, as every dialect running in amber's own process does (the
+ * bundled ones return this type). Its results can be used without waiting.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openaiDialect } from "@amber/providers/openai";
+ * import type { SyncDialect } from "@amber/core";
+ * const dialect: SyncDialect = openaiDialect();
+ * assert.equal(dialect.errorMessage(503, ""), "503: empty response body");
+ * ```
+ */
+export interface SyncDialect extends Dialect {
+  /** Builds the streaming request for `request`. */
+  chatRequest(settings: ProviderSettings, request: ChatRequest): HttpRequestSpec;
+  /** A fresh decoder for one response stream; it emits each event before the call returns. */
   decoder(): StreamDecoder;
   /** Whether a failed response with this status and body is worth retrying. */
   isRetryable(status: number, body: string): boolean;

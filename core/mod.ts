@@ -171,6 +171,7 @@ export type {
   StreamDecoder,
   StreamEvent,
   StreamSink,
+  SyncDialect,
 } from "./dialect.ts";
 export type { AccountRequest, WalletCapability, WalletRegistry } from "./wallet.ts";
 export type {

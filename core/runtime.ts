@@ -202,6 +202,51 @@ export class PluginRuntime {
   }
 
   /**
+   * A contained fault that ends plugin `id` for this session at once, whatever the quarantine
+   * count: a sandboxed plugin whose process died, was killed or wrote garbage. The host's
+   * `onFault` is told it as a fault; the plugin is switched off like a quarantine (the plugins
+   * that require it first, its `plugin.conf` left as it is) and is then `failed` with the reason
+   * `<where>: <message>; switch it back on with \`/set plugin on <id>\``. `setState(id, true)`
+   * activates it again (a sandboxed plugin starts a new process). A plugin that is not active
+   * when the switch-off runs is left as it is; an unknown id is ignored.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { any, type FaultEvent, PluginRuntime } from "@amber/core";
+   * import { createRegistries } from "@amber/registries";
+   * const told: FaultEvent["kind"][] = [];
+   * const runtime = new PluginRuntime({
+   *   registries: createRegistries(),
+   *   onFault: (event) => told.push(event.kind),
+   * });
+   * runtime.register({
+   *   id: "boxed",
+   *   version: "1.0.0",
+   *   name: "Boxed",
+   *   bound: { prompts: any() },
+   *   initialize: () => true,
+   *   shutdown: () => {},
+   *   capabilities: () => [{ kind: "prompt", name: "p", priority: 400, render: () => "hi" }],
+   * });
+   * await runtime.start();
+   * runtime.fail("boxed", "its process", "exited with code 1");
+   * await runtime.settled();
+   * assert.deepEqual(runtime.state("boxed"), {
+   *   status: "failed",
+   *   reason: "its process: exited with code 1; switch it back on with `/set plugin on boxed`",
+   * });
+   * assert.deepEqual(told, ["fault"]);
+   * assert.equal(runtime.registries.prompt.assemble([]).blocks.length, 0);
+   * await runtime.setState("boxed", true);
+   * assert.equal(runtime.state("boxed").status, "active");
+   * ```
+   */
+  fail(id: string, where: string, message: string): void {
+    this.#s.faults.fail(id, where, message);
+  }
+
+  /**
    * Holds plugin `id` back, before `start()`: while it is on, activating it fails with `reason`
    * and none of its code runs, until the user switches it on with `setState(id, true)`, which
    * releases it (and tells `onFault`). A host calls this for a plugin whose `initialize` or

@@ -25,6 +25,13 @@
  * await client.stream({ model: preset.defaultModel, messages: [...], tools: [] }, onEvent);
  * ```
  *
+ * Third-party plugins: amber runs them in a process of their own with only the permissions the
+ * user granted, unless the user trusts them. The plugin is the same object either way, but a
+ * plugin object cannot be sent to a process, so {@linkcode testPluginModule} takes the module:
+ * `sandboxed: true` starts its plugin process exactly as amber does, `false` imports it here.
+ * {@linkcode bothWays} runs the same checks both ways; {@linkcode TestHost.settle} waits for the
+ * renders a sandboxed plugin pushes.
+ *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -62,7 +69,7 @@ import { type CommandOutcome, walkCommandTree } from "./command.ts";
 import type { Contribution } from "./contribution.ts";
 import type { Dialect, ProviderSettings } from "./dialect.ts";
 import { AmberError } from "./errors.ts";
-import type { Plugin, PluginState } from "./plugin.ts";
+import type { Plugin, PluginPermissions, PluginState } from "./plugin.ts";
 import { createPluginHostApi, type PluginFactory, pluginFromExport } from "./plugin_module.ts";
 import type { PresetEntry } from "./provider.ts";
 import type { Registries } from "./registries.ts";
@@ -103,8 +110,15 @@ export interface TestProvider {
 
 /** The test host {@linkcode testPlugin} returns; `await using` disables and checks it. */
 export interface TestHost extends AsyncDisposable {
-  /** The plugin (a factory's product, when a factory was given). */
+  /**
+   * The plugin (a factory's product, when a factory was given); sandboxed, the host's stand-in
+   * for the plugin process.
+   */
   readonly plugin: Plugin;
+  /** Whether the plugin runs in the test's process or in a plugin process. */
+  readonly way: TestWay;
+  /** Sandboxed, the id of the plugin's process while one runs; in-process, undefined. */
+  readonly pid: number | undefined;
   /** The runtime it runs in. */
   readonly runtime: PluginRuntime;
   /** The registries. */
@@ -119,12 +133,26 @@ export interface TestHost extends AsyncDisposable {
   tools(): readonly string[];
   /** Validates `args` and runs tool `name`; every failure is an error result. */
   execute(name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult>;
-  /** The status bar `width` cells wide: the plugin's segments (and its requirements'). */
+  /**
+   * The status bar `width` cells wide: the plugin's segments (and its requirements'). Sandboxed,
+   * a segment shows what its process last pushed: after a new snapshot, {@linkcode settle}
+   * before reading the new render.
+   */
   status(width?: number, snapshot?: StatusSnapshot): ComposedStatus;
-  /** Panel `id`'s lines at `width`, or undefined when there is no such panel. */
+  /**
+   * Panel `id`'s lines at `width`, or undefined when there is no such panel. Sandboxed, at a new
+   * width, {@linkcode settle} before reading the new render.
+   */
   panel(id: string, width?: number): readonly string[] | undefined;
   /** Runs a slash command line such as `/hello greet amber` (the slash is optional). */
   command(line: string): Promise<CommandOutcome>;
+  /**
+   * Resolves once the plugin has handled everything sent to it, and what it pushed because of
+   * it (prompt, status and panel renders) is in. A render in the host is synchronous, so a
+   * sandboxed plugin's renders are the last ones its process pushed; in-process this resolves at
+   * once. Never rejects: a process that died shows in {@linkcode TestHost.state}.
+   */
+  settle(): Promise<void>;
   /**
    * Preset `name` with its dialect (loaded, where the flavor loads it lazily), for a
    * `ProviderClient`; `baseUrl` points it at a fake provider. Rejects with a
@@ -276,6 +304,25 @@ export async function testPlugin(
     plugin,
     createPluginHostApi(options.hostVersion ?? "0.0.0-test"),
   );
+  return await hostPlugin(resolved, options, {}, "in-process");
+}
+
+// What a sandboxed test host adds to the in-process one (`_testing_sandbox.ts`): the plugin
+// process's id, settling on it, the runtime to fail the plugin in when the process dies, and
+// ending the process at disposal even when the plugin did not shut down.
+interface HostHooks {
+  readonly pid?: () => number | undefined;
+  readonly settle?: () => Promise<void>;
+  readonly started?: (runtime: PluginRuntime) => void;
+  readonly closed?: () => Promise<void>;
+}
+
+async function hostPlugin(
+  resolved: Plugin,
+  options: TestPluginOptions,
+  hooks: HostHooks,
+  way: TestWay,
+): Promise<TestHost> {
   const id = resolved.id;
   const { registries } = options;
   const services: HostServices = { todos: createTestTodos(), ...options.services };
@@ -288,6 +335,7 @@ export async function testPlugin(
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {}),
   });
+  hooks.started?.(runtime);
   for (const requirement of options.requires ?? []) runtime.register(requirement);
   await runtime.start();
   for (const requirement of options.requires ?? []) {
@@ -319,6 +367,10 @@ export async function testPlugin(
   let closed = false;
   const host: TestHost = {
     plugin: resolved,
+    way,
+    get pid() {
+      return hooks.pid?.();
+    },
     runtime,
     registries,
     services,
@@ -332,6 +384,7 @@ export async function testPlugin(
       registries.status.compose(width, snapshot ?? emptyStatusSnapshot()),
     panel: (panelId, width = 80) => registries.panel.render(panelId, width),
     command: (line) => dispatchLine(registries, line),
+    settle: () => hooks.settle?.() ?? Promise.resolve(),
     provider: async (name, settings = {}) => {
       const preset = registries.provider.preset(name);
       if (preset === undefined) {
@@ -363,11 +416,179 @@ export async function testPlugin(
       try {
         if (runtime.state(id).status === "active") await host.disable();
       } finally {
-        await runtime.stop();
+        try {
+          await runtime.stop();
+        } finally {
+          await hooks.closed?.();
+        }
       }
     },
   };
   return host;
+}
+
+/** How a test host runs the plugin: in the test's own process, or in a plugin process. */
+export type TestWay = "in-process" | "sandboxed";
+
+/** Options of {@linkcode testPluginModule}. */
+export interface TestPluginModuleOptions extends TestPluginOptions {
+  /**
+   * True: the module runs in a plugin process of its own, with only the permissions granted, as
+   * amber runs a third-party plugin; false: it is imported into the test's process, as amber
+   * runs a bundled or `trusted` plugin.
+   */
+  readonly sandboxed: boolean;
+  /**
+   * What the plugin process may touch. By default the plugin's own `permissions`: the author is
+   * testing their own plugin, so it gets what it asks for, as after `amber plugins add --grant`.
+   * Pass less to test how it copes without.
+   */
+  readonly grant?: PluginPermissions;
+  /** The folder `data:` paths of the grant mean; a temporary one, removed at disposal, by default. */
+  readonly dataDir?: string;
+  /**
+   * Folders the plugin process may read to import the module: the module file's folder by
+   * default (nothing for a module that is not a file, e.g. `npm:`).
+   */
+  readonly readFolders?: readonly string[];
+  /**
+   * How long the plugin process has to import the module and describe it (ms); 30 s by default,
+   * since a first run compiles the module graph and a test machine may be busy.
+   */
+  readonly importTimeoutMs?: number;
+  /** Receives each line the plugin process logs (its `console` and stderr). */
+  readonly onLog?: (line: string) => void;
+}
+
+/**
+ * Activates the plugin a module exports by default (a plugin or a factory), either imported into
+ * the test's process or in a plugin process of its own, and returns the same
+ * {@linkcode TestHost} as {@linkcode testPlugin}. A plugin object cannot be sent to a process,
+ * so this takes the module's URL. Sandboxed, disposal (or `runtime.stop()`) ends the plugin
+ * process; the plugin process dying is a contained fault that fails the plugin, as in amber.
+ * Rejects like {@linkcode testPlugin}; sandboxed, a module that does not import or describe is
+ * a {@linkcode TestHostError} with the plugin process's words.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { testPluginModule } from "@amber/core/testing";
+ * import { createRegistries } from "@amber/registries";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(
+ *   `${dir}/pid.js`,
+ *   `export default (api) => ({
+ *     id: "pid", version: "1.0.0", name: "Pid", bound: { tools: api.exact("pid") },
+ *     initialize: () => true, shutdown() {},
+ *     capabilities: () => [{ kind: "tool", name: "pid", tools: [{
+ *       name: "pid", description: "The process it runs in.", parameters: { type: "object" },
+ *       execute: () => ({ ok: true, output: String(Deno.pid) }),
+ *     }] }],
+ *   });`,
+ * );
+ * await using host = await testPluginModule(new URL(`file://${dir}/pid.js`), {
+ *   registries: createRegistries(),
+ *   sandboxed: true,
+ * });
+ * assert.equal(host.way, "sandboxed");
+ * assert.equal((await host.execute("pid", {})).output, String(host.pid));
+ * assert.notEqual(host.pid, Deno.pid);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function testPluginModule(
+  module: string | URL,
+  options: TestPluginModuleOptions,
+): Promise<TestHost> {
+  const specifier = module instanceof URL ? module.href : module;
+  if (!options.sandboxed) {
+    const loaded = await import(specifier) as { readonly default?: unknown };
+    const resolved = await pluginFromExport(
+      loaded.default,
+      createPluginHostApi(options.hostVersion ?? "0.0.0-test"),
+    );
+    return await hostPlugin(resolved, options, {}, "in-process");
+  }
+  const { startSandboxed } = await import("./_testing_sandbox.ts");
+  let sandboxed: Awaited<ReturnType<typeof startSandboxed>>;
+  try {
+    sandboxed = await startSandboxed(specifier, options);
+  } catch (error) {
+    if (error instanceof AmberError) {
+      throw new TestHostError(`${specifier} did not load in a plugin process: ${error.message}`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+  try {
+    return await hostPlugin(sandboxed.plugin, options, sandboxed, "sandboxed");
+  } catch (error) {
+    await sandboxed.closed();
+    throw error;
+  }
+}
+
+/** Options of {@linkcode bothWays}: those of {@linkcode testPluginModule} for each way. */
+export interface BothWaysOptions extends Omit<TestPluginModuleOptions, "registries" | "sandboxed"> {
+  /** Fresh registries for each way, e.g. `createRegistries` from `@amber/registries`. */
+  readonly registries: () => Registries;
+}
+
+/**
+ * Runs the same checks against a plugin module in-process and then sandboxed: `check` gets a
+ * {@linkcode TestHost} for each way, which is disposed (its plugin process ended) after it.
+ * A failing check rejects with a {@linkcode TestHostError} whose message starts with the way
+ * and whose `cause` is what the check threw.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bothWays } from "@amber/core/testing";
+ * import { createRegistries } from "@amber/registries";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(
+ *   `${dir}/echo.js`,
+ *   `export default {
+ *     id: "echo", version: "1.0.0", name: "Echo",
+ *     bound: { tools: { kind: "exact", ids: ["echo"] } },
+ *     initialize: () => true, shutdown() {},
+ *     capabilities: () => [{ kind: "tool", name: "echo", tools: [{
+ *       name: "echo", description: "Echo the text.",
+ *       parameters: { type: "object", properties: { text: { type: "string" } } },
+ *       execute: (args) => ({ ok: true, output: args.text }),
+ *     }] }],
+ *   };`,
+ * );
+ * const ways: string[] = [];
+ * await bothWays(new URL(`file://${dir}/echo.js`), { registries: createRegistries }, async (host, way) => {
+ *   assert.equal((await host.execute("echo", { text: "hi" })).output, "hi");
+ *   ways.push(way);
+ * });
+ * assert.deepEqual(ways, ["in-process", "sandboxed"]);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function bothWays(
+  module: string | URL,
+  options: BothWaysOptions,
+  check: (host: TestHost, way: TestWay) => void | Promise<void>,
+): Promise<void> {
+  for (const way of ["in-process", "sandboxed"] as const) {
+    await using host = await testPluginModule(module, {
+      ...options,
+      registries: options.registries(),
+      sandboxed: way === "sandboxed",
+    });
+    try {
+      await check(host, way);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new TestHostError(`${way}: ${message}`, { cause: error });
+    }
+  }
 }
 
 function describe(state: PluginState): string {

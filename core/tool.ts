@@ -70,6 +70,12 @@ export interface ToolResult {
 export interface ToolCallContext {
   /** Aborted when the run is cancelled; long work must stop when it fires. */
   readonly signal: AbortSignal;
+  /**
+   * Reports how a long call is going ("indexed 40 of 120 files"): in a run, a `toolProgress`
+   * event a front end may show beside the running tool. Absent when nobody listens, so call it
+   * as `context.progress?.(...)`.
+   */
+  progress?(message: string): void;
 }
 
 /**
@@ -107,8 +113,11 @@ export interface Tool<Args = unknown> {
   readonly verb?: string;
   /** Whether the tool only reads. */
   readonly readOnly?: boolean;
-  /** Whether this call needs the user's approval; `args` are parsed, not yet validated. */
-  requiresApproval?(args: unknown): boolean;
+  /**
+   * Whether this call needs the user's approval; `args` are parsed, not yet validated. May
+   * answer later (a sandboxed plugin's tool asks its process); a throw or a rejection means yes.
+   */
+  requiresApproval?(args: unknown): boolean | Promise<boolean>;
   /** A one-line summary of the call for the host; `args` are parsed, not yet validated. */
   summarize?(args: unknown): string;
   /**
@@ -217,7 +226,7 @@ export interface ToolSpec<P extends JsonSchema | StandardJsonSchema> {
   /** Whether the tool only reads. */
   readonly readOnly?: boolean;
   /** Whether this call needs the user's approval. */
-  requiresApproval?(args: ToolInput<ToolArgs<P>>): boolean;
+  requiresApproval?(args: ToolInput<ToolArgs<P>>): boolean | Promise<boolean>;
   /** A one-line summary of the call for the host. */
   summarize?(args: ToolInput<ToolArgs<P>>): string;
   /** Runs the tool with the validated arguments. */

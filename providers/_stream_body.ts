@@ -50,7 +50,8 @@ export async function pipeBody(
   );
   const body = response.body;
   if (body === null) {
-    decoder.end(out);
+    const ended = decoder.end(out);
+    if (ended instanceof Promise) await ended;
     return "done";
   }
   const reader = body.getReader();
@@ -85,13 +86,19 @@ export async function pipeBody(
     }
     if (signal?.aborted) {
       await reader.cancel().catch(() => {});
+      release(decoder);
       return "cancelled";
     }
     if (!idle) {
+      // The body is over: a decoder that answers later gets as long as it needs (its own calls
+      // have deadlines), not the idle allowance of the network.
+      clearTimeout(idleTimer);
       inDecoder = true;
       sse.end();
-      decoder.end(out);
+      const ended = decoder.end(out);
+      if (ended instanceof Promise) await ended;
       inDecoder = false;
+      if (signal?.aborted) return "cancelled";
       return "done";
     }
   } catch (error) {
@@ -99,7 +106,10 @@ export async function pipeBody(
       reader.cancel().catch(() => {});
       throw error;
     }
-    if (signal?.aborted) return "cancelled";
+    if (signal?.aborted) {
+      release(decoder);
+      return "cancelled";
+    }
     if (inDecoder) {
       // The dialect threw on what the server sent: report it, read no further.
       reader.cancel().catch(() => {});
@@ -119,7 +129,7 @@ export async function pipeBody(
       };
     }
     if (!idle) {
-      broken(
+      await broken(
         out,
         decoder,
         redact(`the connection to ${url} dropped mid-stream: ${networkReason(error)}`),
@@ -132,18 +142,38 @@ export async function pipeBody(
   // The idle watchdog fired.
   const message = `no data from ${url} for ${durationText(idleMs)}`;
   if (!received) return { message: redact(message), retryable: true };
-  broken(out, decoder, redact(`${message}; the connection dropped mid-stream`));
+  await broken(out, decoder, redact(`${message}; the connection dropped mid-stream`));
   return "done";
 }
 
-/** Reports a stream that broke after it started; the decoder's own end can add nothing. */
-function broken(out: StreamSink, decoder: StreamDecoder, message: string): void {
+const ignore: StreamSink = () => {};
+
+/**
+ * Reports a stream that broke after it started; the decoder's own end can add nothing, so what
+ * it emits goes nowhere. Its end still runs first: a decoder that answers later delivers the
+ * events of the frames before the break then, as one in this process already has.
+ */
+async function broken(out: StreamSink, decoder: StreamDecoder, message: string): Promise<void> {
+  try {
+    const ended = decoder.end(ignore);
+    if (ended instanceof Promise) await ended;
+  } catch (error) {
+    if (error instanceof SinkThrew) throw error;
+    // A decoder failing on a truncated stream changes nothing: the error is reported below.
+  }
   out({ type: "error", message, retryable: true });
   out({ type: "finish", reason: "error" });
-  // Lets the decoder settle; the guarded sink drops all it emits, a second finish included.
+}
+
+/**
+ * Ends the decoder of an abandoned stream, emitting nowhere, so that one holding state outside
+ * this process (a dialect in a plugin process) lets it go.
+ */
+function release(decoder: StreamDecoder): void {
   try {
-    decoder.end(out);
+    const ended = decoder.end(ignore);
+    if (ended instanceof Promise) ended.catch(() => {});
   } catch {
-    // A decoder failing on a truncated stream changes nothing: the error is reported.
+    // Nothing waits for an abandoned stream's end.
   }
 }

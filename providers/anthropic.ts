@@ -37,11 +37,11 @@
 import type {
   AllowanceSnapshot,
   ChatRequest,
-  Dialect,
   HttpRequestSpec,
   Message,
   ProviderSettings,
   StreamDecoder,
+  SyncDialect,
 } from "@amber/core";
 import { anthropicAllowance } from "./_anthropic_allowance.ts";
 import { AnthropicDecoder } from "./_anthropic_decoder.ts";
@@ -250,7 +250,7 @@ export function anthropicBody(request: ChatRequest): Record<string, unknown> {
  * assert.deepEqual(events, ["text", "usage", "finish"]);
  * ```
  */
-export function anthropicDialect(): Dialect {
+export function anthropicDialect(): SyncDialect {
   return {
     flavor: "anthropic",
     chatRequest(settings: ProviderSettings, request: ChatRequest): HttpRequestSpec {

@@ -113,6 +113,10 @@ const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
  * event then `finish` (exactly one `finish` per call, always last); nothing is thrown for them.
  * The API key never appears in what the client reports, even when a server echoes it back.
  *
+ * The dialect may answer with promises (one running in a sandboxed plugin's process does): the
+ * client waits for those, and for a decoder's `end`, before it goes on; a value that is not a
+ * promise is used as it comes, so an in-process dialect's stream pays no wait per event.
+ *
  * @example
  * ```ts
  * import type { Dialect, StreamEvent } from "@amber/core";
@@ -299,7 +303,8 @@ export class ProviderClient {
     let spec: HttpRequestSpec;
     let url: string;
     try {
-      spec = dialect.chatRequest(this.#settings, request);
+      const built = dialect.chatRequest(this.#settings, request);
+      spec = built instanceof Promise ? await built : built;
       url = this.#redact(spec.url);
     } catch (error) {
       // A dialect refusing the request (an unsupported message part, say) is no network failure.
@@ -393,7 +398,7 @@ export class ProviderClient {
               if (signal?.aborted) return outcome(attempt, true);
               // The error body is only a better message; the status alone still says enough.
             }
-            failure = this.#httpFailure(response, text);
+            failure = await this.#httpFailure(response, text);
           }
         }
       }
@@ -422,7 +427,9 @@ export class ProviderClient {
 
   /**
    * The dialect's passive allowance readout of a response's headers (`allowanceFromHeaders`),
-   * or undefined when the dialect has none or the headers say nothing.
+   * or undefined when the dialect has none or the headers say nothing. A promise of it when the
+   * dialect answers later (one in a sandboxed plugin's process); that promise rejects with the
+   * same {@linkcode ProviderError} a throw would be.
    *
    * @throws {ProviderError} when the dialect's readout throws; the message names the dialect.
    *
@@ -444,23 +451,36 @@ export class ProviderClient {
    * );
    * ```
    */
-  allowanceFromHeaders(headers: Headers): AllowanceSnapshot | undefined {
+  allowanceFromHeaders(
+    headers: Headers,
+  ): AllowanceSnapshot | undefined | Promise<AllowanceSnapshot | undefined> {
     const dialect = this.#dialect;
     // Headers come from a response, and no request is sent before the dialect is there.
     if (dialect === undefined) return undefined;
+    let snapshot: ReturnType<NonNullable<Dialect["allowanceFromHeaders"]>>;
     try {
-      return dialect.allowanceFromHeaders?.(headers);
+      snapshot = dialect.allowanceFromHeaders?.(headers);
     } catch (error) {
-      throw new ProviderError(
-        this.#redact(
-          `the ${dialect.flavor} dialect could not read the allowance from the response headers: ${
-            errorText(error)
-          }`,
-        ),
-        { url: this.#redact(this.#settings.baseUrl), retryable: false },
-        { cause: this.#redactor.safeCause(error) },
-      );
+      throw this.#allowanceError(dialect, error);
     }
+    if (snapshot instanceof Promise) {
+      return snapshot.catch((error) => {
+        throw this.#allowanceError(dialect, error);
+      });
+    }
+    return snapshot;
+  }
+
+  #allowanceError(dialect: Dialect, error: unknown): ProviderError {
+    return new ProviderError(
+      this.#redact(
+        `the ${dialect.flavor} dialect could not read the allowance from the response headers: ${
+          errorText(error)
+        }`,
+      ),
+      { url: this.#redact(this.#settings.baseUrl), retryable: false },
+      { cause: this.#redactor.safeCause(error) },
+    );
   }
 
   /**
@@ -499,7 +519,19 @@ export class ProviderClient {
         retryable: false,
       });
     }
-    const spec = dialect.modelsRequest(this.#settings);
+    let spec: HttpRequestSpec;
+    try {
+      const built = dialect.modelsRequest(this.#settings);
+      spec = built instanceof Promise ? await built : built;
+    } catch (error) {
+      throw new ProviderError(
+        this.#redact(
+          `the ${dialect.flavor} models request could not be built: ${errorText(error)}`,
+        ),
+        { url: this.#redact(this.#settings.baseUrl), retryable: false },
+        { cause: this.#redactor.safeCause(error) },
+      );
+    }
     const url = this.#redact(spec.url);
     let status: number;
     let text: string;
@@ -528,13 +560,15 @@ export class ProviderClient {
       }
     }
     if (status < 200 || status > 299) {
+      const message = await this.#errorMessage(status, text);
       throw new ProviderError(
-        this.#redact(`listing models at ${url} failed: ${this.#errorMessage(status, text)}`),
-        { url, status, retryable: this.#isRetryable(status, text) },
+        this.#redact(`listing models at ${url} failed: ${message}`),
+        { url, status, retryable: await this.#isRetryable(status, text) },
       );
     }
     try {
-      return dialect.parseModels(text);
+      const models = dialect.parseModels(text);
+      return models instanceof Promise ? await models : models;
     } catch (error) {
       throw new ProviderError(
         this.#redact(`the models listing from ${url} could not be read: ${errorText(error)}`),
@@ -549,19 +583,20 @@ export class ProviderClient {
     return new TimedFetch(url, { timeoutMs: this.#timeoutMs, signal, fetch: this.#fetch });
   }
 
-  #httpFailure(response: Response, body: string): Failure {
+  // An error path: a dialect in a plugin process answers these later, so they are awaited.
+  async #httpFailure(response: Response, body: string): Promise<Failure> {
     const status = response.status;
     const shouldRetry = response.headers.get("x-should-retry");
     const retryable = shouldRetry === "true"
       ? true
       : shouldRetry === "false"
       ? false
-      : this.#isRetryable(status, body);
+      : await this.#isRetryable(status, body);
     let serverDelayMs = headerDelayMs(response.headers);
     if (serverDelayMs === undefined) {
       try {
-        const fromBody = this.#dialect!.retryDelayMs?.(status, body);
-        if (fromBody !== undefined && Number.isFinite(fromBody) && fromBody >= 0) {
+        const fromBody = await this.#dialect!.retryDelayMs?.(status, body);
+        if (typeof fromBody === "number" && Number.isFinite(fromBody) && fromBody >= 0) {
           serverDelayMs = fromBody;
         }
       } catch {
@@ -569,24 +604,24 @@ export class ProviderClient {
       }
     }
     return {
-      message: this.#redact(this.#errorMessage(status, body)),
+      message: this.#redact(await this.#errorMessage(status, body)),
       retryable,
       status,
       ...(serverDelayMs === undefined ? {} : { serverDelayMs }),
     };
   }
 
-  #isRetryable(status: number, body: string): boolean {
+  async #isRetryable(status: number, body: string): Promise<boolean> {
     try {
-      return this.#dialect!.isRetryable(status, body);
+      return await this.#dialect!.isRetryable(status, body);
     } catch {
       return status === 429 || status >= 500;
     }
   }
 
-  #errorMessage(status: number, body: string): string {
+  async #errorMessage(status: number, body: string): Promise<string> {
     try {
-      return this.#dialect!.errorMessage(status, body);
+      return await this.#dialect!.errorMessage(status, body);
     } catch {
       return `HTTP ${status}`;
     }

@@ -45,11 +45,11 @@
 
 import type {
   ChatRequest,
-  Dialect,
   HttpRequestSpec,
   Message,
   ProviderSettings,
   StreamDecoder,
+  SyncDialect,
 } from "@amber/core";
 import { argumentsObject } from "./_arguments.ts";
 import { CallIds } from "./_gemini_call_ids.ts";
@@ -215,7 +215,7 @@ export function geminiBody(request: ChatRequest): Record<string, unknown> {
  * assert.deepEqual(events, ["text", "text", "usage", "finish"]);
  * ```
  */
-export function geminiDialect(): Dialect {
+export function geminiDialect(): SyncDialect {
   const ids = new CallIds();
   return {
     flavor: "gemini",

@@ -20,7 +20,6 @@
 
 import type {
   ChatRequest,
-  Dialect,
   FinishReason,
   HttpRequestSpec,
   Message,
@@ -28,6 +27,7 @@ import type {
   StreamDecoder,
   StreamEvent,
   StreamSink,
+  SyncDialect,
   ToolDefinition,
 } from "@amber/core";
 import {
@@ -100,7 +100,7 @@ export interface OpenAIDialectOptions {
  * assert.deepEqual(events.map((e) => e.type), ["text", "finish"]);
  * ```
  */
-export function openaiDialect(options: OpenAIDialectOptions = {}): Dialect {
+export function openaiDialect(options: OpenAIDialectOptions = {}): SyncDialect {
   const maxTokensField = options.maxTokensField ?? "max_completion_tokens";
   return {
     flavor: "openai",

@@ -19,7 +19,6 @@
 
 import type {
   ChatRequest,
-  Dialect,
   FinishReason,
   HttpRequestSpec,
   Message,
@@ -27,6 +26,7 @@ import type {
   StreamDecoder,
   StreamEvent,
   StreamSink,
+  SyncDialect,
   ToolDefinition,
 } from "@amber/core";
 import {
@@ -77,7 +77,7 @@ import {
  * assert.deepEqual(events.map((e) => e.type), ["text", "finish"]);
  * ```
  */
-export function openaiResponsesDialect(): Dialect {
+export function openaiResponsesDialect(): SyncDialect {
   return {
     flavor: "openai_responses",
     chatRequest(settings: ProviderSettings, request: ChatRequest): HttpRequestSpec {

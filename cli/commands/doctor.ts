@@ -6,7 +6,9 @@
  * - every plugin's remembered faults, quarantines and holds (`faults.json`);
  * - processes an earlier amber left running (after a kill -9; see `leftovers.ts`);
  * - the lock's state: a recorded plugin whose entry file or any local file it imports (its
- *   recorded module graph) changed since it was added, or is missing.
+ *   recorded module graph) changed since it was added, or is missing; a recorded grant that is
+ *   not one a manifest may ask for (edited by hand: the plugin is not started with it); and,
+ *   needing nothing, each plugin that is trusted to run inside amber with all its permissions.
  *
  * Exit code 0 when all is well (recent faults alone are shown but need nothing), 1 when
  * something needs attention.
@@ -15,6 +17,7 @@
  */
 
 import { configDir as defaultConfigDir, describeError } from "@amber/core";
+import { checkPermissions } from "@amber/core/sandbox";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import {
@@ -66,6 +69,10 @@ export interface LockCheck {
   readonly file?: string;
   /** Whether the lock records its module graph (an older entry records only `resolved`). */
   readonly graph: boolean;
+  /** Whether it is trusted: it runs inside amber, with all of amber's permissions. */
+  readonly trusted: boolean;
+  /** Why its recorded grant cannot be used, if it cannot. */
+  readonly grantProblem?: string;
 }
 
 /** Everything `amber doctor` reports; `--json` prints it as is. */
@@ -148,8 +155,26 @@ export async function doctorReport(configDir: string): Promise<DoctorReport> {
     });
   }
   for (const check of lock) {
-    if (check.state === "ok" || check.state === "unchecked") continue;
     const remove = `\`amber plugins remove ${check.id}\` drops it`;
+    if (check.grantProblem !== undefined) {
+      findings.push({
+        area: "lock",
+        subject: check.id,
+        attention: true,
+        what: `its grant cannot be used, so it is not started: ${check.grantProblem}`,
+        todo: `\`amber plugins update ${check.id} --grant\` records what it asks for; ${remove}`,
+      });
+    }
+    if (check.trusted) {
+      findings.push({
+        area: "lock",
+        subject: check.id,
+        attention: false,
+        what: "trusted: it runs inside amber with all of amber's permissions",
+        todo: `nothing, if you trust it; \`amber plugins add ${check.spec}\` sandboxes it again`,
+      });
+    }
+    if (check.state === "ok" || check.state === "unchecked") continue;
     const file = check.file ?? check.resolved;
     findings.push(
       check.state === "missing"
@@ -302,6 +327,8 @@ async function checkLockEntry(entry: PluginLockEntry): Promise<LockCheck> {
     spec: entry.spec,
     resolved: entry.resolved,
     graph: entry.graph !== undefined,
+    trusted: entry.trusted === true,
+    ...grantCheck(entry),
   };
   const folder = graphFolder(entry.resolved);
   if (folder === undefined) return { ...base, state: "unchecked" };
@@ -318,4 +345,16 @@ async function checkLockEntry(entry: PluginLockEntry): Promise<LockCheck> {
   return problem === undefined
     ? { ...base, state: "ok" }
     : { ...base, state: problem.state, file: problem.file };
+}
+
+// A sandboxed entry's grant as its process would get it: one a manifest could not ask for
+// (an absolute path, a URL) was written by hand, and the plugin is failed rather than given it.
+function grantCheck(entry: PluginLockEntry): { grantProblem?: string } {
+  if (entry.trusted === true) return {};
+  try {
+    checkPermissions(entry.grant ?? {}, "grant");
+    return {};
+  } catch (error) {
+    return { grantProblem: describeError(error) };
+  }
 }

@@ -4,10 +4,11 @@
  * @module
  */
 
-import { PluginDependentsError } from "@amber/core";
+import { PluginDependentsError, type PluginRecordView } from "@amber/core";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import type { Host } from "../host.ts";
+import { readPluginLock } from "../plugin_lock.ts";
 import {
   describeBound,
   describeContributions,
@@ -33,13 +34,17 @@ export const pluginsCommand: CliCommand = {
                                   (--cascade too; --json prints the plan as JSON)
   plugins graph                   the activation order, with each plugin's requirements
   plugins add <spec>              add a third-party plugin: a .ts/.js file or a directory,
-                                  npm:<pkg>[@range] or jsr:@scope/pkg; records in
-                                  plugins.lock.json the sha256 of every local file it imports
-                                  and its npm packages' versions and integrity
+                                  npm:<pkg>[@range] or jsr:@scope/pkg; it runs in a process
+                                  of its own with only the permissions granted to it: shows
+                                  what its manifest asks for and asks (--grant grants it);
+                                  records in plugins.lock.json the grant, the sha256 of every
+                                  local file it imports and its npm packages' integrity
+  plugins add <spec> --trusted    run it inside amber with all of amber's permissions instead
   plugins update <id>             record an added plugin's files as they are now (accepts a
-                                  changed source), saying what changed
+                                  changed source), saying what changed; a version that asks
+                                  for more permissions needs --grant (or a yes)
   plugins remove <id>             drop an added plugin (its plugin.conf stays)`,
-  flags: ["cascade", "dry-run", "json"],
+  flags: ["cascade", "dry-run", "json", "grant", "trusted"],
   run: plugins,
 };
 
@@ -47,10 +52,14 @@ async function plugins(context: CommandContext): Promise<number> {
   const { io } = context;
   // Before the host opens: adding a plugin must not run the recorded ones first.
   if (context.words[0] === "add") return await addPlugin(context);
-  if (context.words[0] === "remove") return await removePlugin(context);
   if (context.words[0] === "update") return await updatePlugin(context);
-  const host = await context.host();
   const { switches } = context.parsed;
+  if (switches.has("grant") || switches.has("trusted")) {
+    const flag = switches.has("grant") ? "--grant" : "--trusted";
+    throw new UsageError(`${flag} goes with plugins add${flag === "--grant" ? " or update" : ""}`);
+  }
+  if (context.words[0] === "remove") return await removePlugin(context);
+  const host = await context.host();
   const cascade = switches.has("cascade");
   const dryRun = switches.has("dry-run");
   const json = dryRun && switches.has("json");
@@ -62,9 +71,8 @@ async function plugins(context: CommandContext): Promise<number> {
   const verbs = ["list", "info", "enable", "disable", "graph", "add", "update", "remove"];
   if (verb === undefined || verb === "list") {
     if (id !== undefined) throw new UsageError("plugins list takes no arguments");
-    io.out(
-      pluginConsoleLines(host.runtime.list(), Number.MAX_SAFE_INTEGER, { source: true }).join("\n"),
-    );
+    const views = await withTrust(host, host.runtime.list());
+    io.out(pluginConsoleLines(views, Number.MAX_SAFE_INTEGER, { source: true }).join("\n"));
     return 0;
   }
   if (!verbs.includes(verb)) {
@@ -79,7 +87,7 @@ async function plugins(context: CommandContext): Promise<number> {
     throw new UsageError(`usage: amber plugins ${verb} <id>`);
   }
   if (verb === "info") {
-    const info = host.runtime.info(id);
+    const [info] = await withTrust(host, [host.runtime.info(id)]);
     const { plugin } = info;
     const lines = [
       `${plugin.id} ${plugin.version}: ${plugin.name}`,
@@ -144,4 +152,27 @@ function graphLines(host: Host): string[] {
     for (const view of outside) lines.push(`     ${view.plugin.id}: ${describeState(view.state)}`);
   }
   return lines;
+}
+
+// An added plugin's source with where it runs: `(sandboxed)` in a process of its own, or
+// `(trusted)` inside amber, as the lock records it.
+async function withTrust(
+  host: Host,
+  views: readonly PluginRecordView[],
+): Promise<PluginRecordView[]> {
+  if (views.every((view) => view.source === undefined)) return [...views];
+  let trusted: ReadonlySet<string>;
+  try {
+    const { plugins } = await readPluginLock(host.configDir);
+    trusted = new Set(plugins.filter((e) => e.trusted === true).map((e) => e.id));
+  } catch {
+    // The host has already said what is wrong with the lock.
+    return [...views];
+  }
+  return views.map((view) =>
+    view.source === undefined ? view : {
+      ...view,
+      source: `${view.source} (${trusted.has(view.plugin.id) ? "trusted" : "sandboxed"})`,
+    }
+  );
 }

@@ -11,19 +11,27 @@ import { configDir as defaultConfigDir, timeoutFor } from "@amber/core";
 import { UsageError } from "../args.ts";
 import type { CommandContext } from "../command.ts";
 import { loadConfigFile } from "../config_file.ts";
+import { describePermissions } from "@amber/core/sandbox";
 import { describeContributions, describeState } from "../plugin_console.ts";
 import type { ModuleGraph } from "../module_graph.ts";
 import {
   type AddOptions,
   addThirdPartyPlugin,
+  type GrantDecider,
+  type GrantRequest,
+  type PluginLockEntry,
   removeThirdPartyPlugin,
   updateThirdPartyPlugin,
 } from "../third_party.ts";
 
 /**
- * `amber plugins add <spec>`: records the plugin, then starts the host with it and reports its
- * state. Exits 1 when it was recorded but failed to activate (the reason says why). Loading the
- * plugin has config.yaml's `timeouts.import` deadline, the one every later start gives it.
+ * `amber plugins add <spec> [--grant|--trusted]`: reads the plugin's manifest in a process with
+ * no permission, shows what it asks for and asks (when stdin is a terminal; `--grant` accepts
+ * it; without either a plugin that asks for anything is refused, exit 2, nothing recorded),
+ * records it with its grant, then starts the host with it and reports its state. `--trusted`
+ * warns, and records it to run inside amber with all of amber's permissions. Exits 1 when it
+ * was recorded but failed to activate (the reason says why). Loading the plugin has
+ * config.yaml's `timeouts.import` deadline, the one every later start gives it.
  *
  * @example
  * ```ts
@@ -47,33 +55,56 @@ import {
 export async function addPlugin(context: CommandContext): Promise<number> {
   const [, spec, ...extra] = context.words;
   if (spec === undefined || extra.length > 0) {
-    throw new UsageError("usage: amber plugins add <path.ts|path.js|dir|npm:pkg|jsr:@scope/pkg>");
+    throw new UsageError(
+      "usage: amber plugins add <path.ts|path.js|dir|npm:pkg|jsr:@scope/pkg> [--grant|--trusted]",
+    );
   }
+  const { switches } = context.parsed;
+  const trusted = switches.has("trusted");
+  if (trusted && switches.has("grant")) {
+    throw new UsageError(
+      "--grant and --trusted do not go together: a trusted plugin has all of amber's permissions",
+    );
+  }
+  const { io } = context;
+  if (trusted) io.err(TRUSTED_WARNING);
   const dir = configDirOf(context);
   // The plugin's id (and so its own `timeouts.plugins.<id>.import`) is known only once loaded.
-  const { entry, previous, path } = await addThirdPartyPlugin(
-    dir,
-    spec,
-    await loadOptions(context, dir),
-  );
+  const { entry, previous, path } = await addThirdPartyPlugin(dir, spec, {
+    ...await loadOptions(context, dir),
+    trusted,
+  });
   const how = previous === undefined
     ? "added"
     : previous.sha256 === entry.sha256
     ? "added again (unchanged)"
     : "accepted again (its source changed)";
-  const { io } = context;
   io.out(`${entry.id} ${entry.version}: ${entry.name}, ${how} from ${entry.spec}`);
   io.out(`  sha256 ${entry.sha256} of ${entry.resolved}`);
   if (entry.graph !== undefined) io.out(`  ${describeGraph(entry.graph)}`);
+  io.out(`  ${describeTrust(entry)}`);
   io.out(`  recorded in ${path}`);
   return await reportState(context, entry.id);
 }
 
+/** What `amber plugins add --trusted` says before it records anything. */
+export const TRUSTED_WARNING: string =
+  "amber: warning: a trusted plugin runs inside amber with all of amber's permissions: it can " +
+  "read your API keys and every file amber can, write files and run commands. Trust only code " +
+  "you have read; `amber plugins add <spec>` without --trusted runs it in a sandbox again.";
+
+// One line for the lock entry's trust: where it runs and what it was granted.
+function describeTrust(entry: PluginLockEntry): string {
+  if (entry.trusted === true) return "trusted: runs inside amber with all of amber's permissions";
+  return `sandboxed, granted: ${describePermissions(entry.grant ?? {}).join("; ")}`;
+}
+
 /**
- * `amber plugins update <id>`: loads an added plugin again from where it was added, records its
- * module graph as it is now, and says what changed (files added, removed, changed; packages);
- * then starts the host and reports its state, like `add`. This is how a plugin refused because
- * a file it imports changed is accepted.
+ * `amber plugins update <id> [--grant]`: loads an added plugin again from where it was added,
+ * records its module graph as it is now, and says what changed (files added, removed, changed;
+ * packages); then starts the host and reports its state, like `add`. This is how a plugin
+ * refused because a file it imports changed is accepted, and how a new version that asks for
+ * more than its grant is granted it (asked, or `--grant`; refused, exit 2, without either).
  *
  * @example
  * ```ts
@@ -100,7 +131,12 @@ export async function addPlugin(context: CommandContext): Promise<number> {
 export async function updatePlugin(context: CommandContext): Promise<number> {
   const [, id, ...extra] = context.words;
   if (id === undefined || extra.length > 0) {
-    throw new UsageError("usage: amber plugins update <id>");
+    throw new UsageError("usage: amber plugins update <id> [--grant]");
+  }
+  if (context.parsed.switches.has("trusted")) {
+    throw new UsageError(
+      `--trusted goes with plugins add: run \`amber plugins add <spec> --trusted\` to trust '${id}'`,
+    );
   }
   const dir = configDirOf(context);
   const { entry, previous, diff, path } = await updateThirdPartyPlugin(
@@ -128,6 +164,7 @@ export async function updatePlugin(context: CommandContext): Promise<number> {
     io.out("  the lock had only its entry file; now it records every module it imports");
   }
   if (entry.graph !== undefined) io.out(`  ${describeGraph(entry.graph)}`);
+  io.out(`  ${describeTrust(entry)}`);
   io.out(`  recorded in ${path}`);
   return await reportState(context, entry.id);
 }
@@ -188,10 +225,36 @@ async function loadOptions(
   id?: string,
 ): Promise<AddOptions> {
   const config = await loadConfigFile(dir);
+  const decide = grantDecider(context);
   return {
     cwd: shellCwd(),
     bundledIds: context.plugins().map((plugin) => plugin.id),
     timeoutMs: timeoutFor(config, "import", id),
+    workspace: context.workspace,
+    ...(decide !== undefined ? { grant: decide } : {}),
+  };
+}
+
+// `--grant` grants what the plugin asks for; otherwise a terminal asks, and without one a plugin
+// that asks for anything is refused (nothing is asked of a script's closed stdin).
+function grantDecider(context: CommandContext): GrantDecider | undefined {
+  const { io } = context;
+  const show = (request: GrantRequest) => {
+    io.out(`${request.id} ${request.version} (${request.file}) asks for:`);
+    for (const line of request.lines) io.out(`  ${line}`);
+  };
+  if (context.parsed.switches.has("grant")) {
+    return (request) => {
+      show(request);
+      io.out("  granted (--grant)");
+      return true;
+    };
+  }
+  if (!Deno.stdin.isTerminal()) return undefined;
+  return (request) => {
+    show(request);
+    const answer = prompt(`Grant ${request.id} ${request.beyond.join(", ")}? [y/N]`);
+    return answer !== null && /^y(es)?$/i.test(answer.trim());
   };
 }
 

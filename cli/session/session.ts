@@ -12,6 +12,7 @@
  */
 
 import type {
+  AllowanceSnapshot,
   ApprovalPolicy,
   FileLock,
   Message,
@@ -467,10 +468,23 @@ export class AgentSession {
       // A tool that prints a key (a file holding one, `env`) must not hand it to the model.
       redact: (text) => this.#redactor.redact(text),
       onResponse: (_status, headers) => {
+        const record = (snapshot: AllowanceSnapshot | undefined): void => {
+          if (snapshot !== undefined) {
+            this.host.registries.allowance.record(accountSettings(resolved), snapshot);
+          }
+        };
         const snapshot = this.#client?.allowanceFromHeaders(headers);
-        if (snapshot !== undefined) {
-          this.host.registries.allowance.record(accountSettings(resolved), snapshot);
-        }
+        // A sandboxed plugin's dialect answers later; its failure is reported the way the
+        // kernel reports a thrown one.
+        if (snapshot instanceof Promise) {
+          snapshot.then(record, (error: Error) =>
+            this.host.runtime.report({
+              pluginId: "core",
+              where: "reading the response headers",
+              message: error.message,
+              error,
+            }));
+        } else record(snapshot);
       },
     });
   }

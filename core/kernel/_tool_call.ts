@@ -145,7 +145,9 @@ export class ToolCalls {
     let needsApproval = gate.kind === "requireConfirmation";
     if (!needsApproval) {
       try {
-        needsApproval = tool.requiresApproval?.(args) ?? false;
+        const asked = tool.requiresApproval?.(args) ?? false;
+        // Only an answer that is not there yet (a sandboxed plugin's) costs an await.
+        needsApproval = asked instanceof Promise ? await asked : asked;
       } catch (error) {
         // Fail closed: a tool that cannot say whether it needs approval needs it.
         needsApproval = true;
@@ -172,8 +174,13 @@ export class ToolCalls {
     const started = performance.now();
     const config = runtime.config();
     const what = `tool '${call.name}' of plugin '${entry.owner}'`;
+    // Progress after the call ended (an abandoned tool still running) would describe nothing.
+    let running = true;
+    const progress = (message: string): void => {
+      if (running) this.#emit({ type: "toolProgress", call, message: String(message) });
+    };
     const run = await runTool(
-      (signal) => env.executeTool(call.name, args, { signal }),
+      (signal) => env.executeTool(call.name, args, { signal, progress }),
       {
         deadlineMs: timeoutFor(config, "tool", entry.owner),
         graceMs: timeoutFor(config, "toolGrace", entry.owner),
@@ -181,6 +188,7 @@ export class ToolCalls {
       },
       this.#signal,
     );
+    running = false;
     if (run.kind !== "settled") {
       runtime.report({ pluginId: entry.owner, where: what, message: run.result.error ?? "" });
     }

@@ -69,6 +69,12 @@ export type RunEvent =
     readonly summary: string;
   }
   | {
+    /** A running tool reported how it is going (`ToolCallContext.progress`). */
+    readonly type: "toolProgress";
+    readonly call: ToolCall;
+    readonly message: string;
+  }
+  | {
     readonly type: "toolEnd";
     readonly call: ToolCall;
     readonly result: ToolResult;

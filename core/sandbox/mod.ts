@@ -10,3 +10,8 @@
 export * from "./json_rpc.ts";
 export * from "./protocol.ts";
 export * from "./connection.ts";
+export * from "./permissions.ts";
+export * from "./process.ts";
+export * from "./child.ts";
+export * from "./sandboxed_plugin.ts";
+export { SandboxedDialectError } from "./_dialect_answers.ts";

@@ -14,6 +14,7 @@ export const PERMISSIONS: readonly string[] = [
   "--allow-write",
   "--allow-env",
   "--allow-net=127.0.0.1",
+  "--allow-run",
 ];
 
 /** What a subprocess did. */

@@ -56,7 +56,8 @@ Deno.test("amber run redacts the key in use from diagnostics said while the plug
       `${PLUGIN} };\n`,
   );
   const env = { INIT_CWD: tmp.dir, AMBER_LLM: key };
-  const added = await runAmber(tmp.dir, ["plugins", "add", file], { env });
+  // Trusted: inside amber it can read the key, and amber must redact what it says.
+  const added = await runAmber(tmp.dir, ["plugins", "add", file, "--trusted"], { env });
   assert.equal(added.code, 1, "recorded, but its initialize fails");
 
   server.script({ text: "hello" }, { text: "hello again" });

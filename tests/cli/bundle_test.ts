@@ -82,7 +82,10 @@ Deno.test("the bundled single file runs: --version, plugins list, config, a thir
       const list = await amber("plugins", "list");
       match(
         list.out,
-        new RegExp(`^ {2}echoer +Echoer ${VERSION} +1\\.0\\.0 +active +1 tool +${file}$`, "m"),
+        new RegExp(
+          `^ {2}echoer +Echoer ${VERSION} +1\\.0\\.0 +active +1 tool +${file} \\(sandboxed\\)$`,
+          "m",
+        ),
       );
       match((await amber("tools")).out, /^echo +echoer /m);
     },

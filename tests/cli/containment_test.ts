@@ -1,6 +1,8 @@
 // Containment end to end: real `amber` subprocesses with real third-party plugins that are
 // careless (a promise nobody awaits, a throw from a timer) or hang (a top-level await, an
-// initialize, a command handler that never settles), and the deadlines of wallet polls.
+// initialize, a command handler that never settles), and the deadlines of wallet polls. The
+// plugins are trusted: they run inside amber, where amber itself must contain them (a sandboxed
+// plugin's process is simply killed: tests/cli/sandbox_attack_test.ts).
 
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { join } from "node:path";
@@ -12,13 +14,19 @@ import { createRegistries } from "@amber/registries";
 import { attributeError, pluginFolders } from "../../cli/host_faults.ts";
 import { readPluginLock } from "../../cli/third_party.ts";
 import { makePlugin, tempDir } from "../_helpers.ts";
-import { lockFile } from "./_plugin_lock.ts";
+import { lockEntry, sha256, writeLock } from "./_plugin_lock.ts";
 import { type Result, ROOT, runAmber, runDeno } from "./_subprocess.ts";
 
 const KEY = { OPENAI_API_KEY: "sk-test-key-1234" };
 
 function amber(configDir: string, ...args: string[]): Promise<Result> {
   return runAmber(configDir, args, { env: { INIT_CWD: configDir, ...KEY } });
+}
+
+// Written by hand as `amber plugins add --trusted` would record it.
+async function lockTrusted(configDir: string, id: string, file: string): Promise<void> {
+  const entry = { ...lockEntry(id, file, await sha256(file)), trusted: true };
+  await writeLock(configDir, [entry]);
 }
 
 async function lines(path: string): Promise<number> {
@@ -68,7 +76,7 @@ async function runCareless(dir: string, config: string, server: FakeProvider): P
   const pluginDir = join(dir, "careless");
   await Deno.mkdir(pluginDir, { recursive: true });
   await Deno.writeTextFile(join(pluginDir, "mod.js"), CARELESS);
-  const added = await amber(config, "plugins", "add", join(pluginDir, "mod.js"));
+  const added = await amber(config, "plugins", "add", join(pluginDir, "mod.js"), "--trusted");
   strictEqual(added.code, 0, added.err);
   server.script(
     { toolCalls: [{ name: "careless", arguments: {} }] },
@@ -147,7 +155,7 @@ export default { id: "hang", version: "1.0.0", name: "Hang", initialize: () => t
   shutdown() {}, capabilities: () => [] };
 `,
   );
-  await lockFile(config, "hang", file);
+  await lockTrusted(config, "hang", file);
 
   let started = performance.now();
   const first = await amber(config, "plugins", "list");
@@ -199,7 +207,7 @@ Deno.test("an initialize that hangs is held from the next start on, until amber 
 `,
   );
   // Written by hand: `amber plugins add` would start it, and so be the first to wait for it.
-  await lockFile(config, "slowstart", join(pluginDir, "mod.js"));
+  await lockTrusted(config, "slowstart", join(pluginDir, "mod.js"));
 
   const started = performance.now();
   const first = await amber(config, "plugins", "info", "slowstart");
@@ -223,7 +231,7 @@ Deno.test("an initialize that hangs is held from the next start on, until amber 
   initialize: () => true, shutdown() {}, capabilities: () => [] };
 `,
   );
-  const readded = await amber(config, "plugins", "add", join(pluginDir, "mod.js"));
+  const readded = await amber(config, "plugins", "add", join(pluginDir, "mod.js"), "--trusted");
   strictEqual(readded.code, 0, readded.err);
   strictEqual((await faultRecord(config)).slowstart, undefined);
   match((await amber(config, "plugins", "info", "slowstart")).out, /state: active/);
@@ -279,7 +287,8 @@ Deno.test("amber cmd abandons a command handler at its deadline and says so", as
 });
 `,
   );
-  strictEqual((await amber(config, "plugins", "add", join(pluginDir, "mod.js"))).code, 0);
+  const added = await amber(config, "plugins", "add", join(pluginDir, "mod.js"), "--trusted");
+  strictEqual(added.code, 0, added.err);
   const started = performance.now();
   const result = await amber(config, "cmd", "stuck", "go");
   ok(performance.now() - started < 20_000, "the process did not wait for the handler");

@@ -110,7 +110,10 @@ Deno.test("add a local plugin: listed with its source, its tool and command work
   strictEqual(list.err, "");
   match(
     list.out,
-    new RegExp(`^ {2}shouter +Shouter ${VERSION} +1\\.2\\.3 +active +.*  ${file}$`, "m"),
+    new RegExp(
+      `^ {2}shouter +Shouter ${VERSION} +1\\.2\\.3 +active +.*  ${file} \\(sandboxed\\)$`,
+      "m",
+    ),
   );
   match(list.out, /^ {2}hello +Hello +0\.1\.0 +active +1 tool, 1 command +bundled$/m);
   match((await amber(config, "plugins", "info", "shouter")).out, new RegExp(`source: ${file}`));

@@ -146,8 +146,11 @@ async function searchHarness(engine: "builtin" | "ripgrep") {
     root,
     search: (args: Record<string, unknown>): Promise<ToolResult> =>
       registries.tool.execute("search", args, { signal: new AbortController().signal }),
-    approval: (args: Record<string, unknown>): boolean =>
-      registries.tool.get("search")!.tool.requiresApproval!(args),
+    approval: (args: Record<string, unknown>): boolean => {
+      const answer = registries.tool.get("search")!.tool.requiresApproval!(args);
+      if (typeof answer !== "boolean") throw new Error("search answered approval later");
+      return answer;
+    },
     readOnly: registries.tool.get("search")!.tool.readOnly,
     async [Symbol.asyncDispose]() {
       await runtime.stop();

@@ -45,7 +45,10 @@ async function harness(plugins: readonly Plugin[], host: HostServices = {}): Pro
     approval(name, args) {
       const tool = registries.tool.get(name)?.tool;
       if (tool === undefined) throw new Error(`no tool '${name}'`);
-      return tool.requiresApproval?.(args) ?? false;
+      const answer = tool.requiresApproval?.(args) ?? false;
+      // Bundled tools answer at once; only a sandboxed plugin's answer is a promise.
+      if (typeof answer !== "boolean") throw new Error(`'${name}' answered approval later`);
+      return answer;
     },
     async [Symbol.asyncDispose]() {
       await runtime.stop();

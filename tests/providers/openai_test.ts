@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { ChatRequest, Dialect, StreamEvent } from "@amber/core";
+import type { ChatRequest, Dialect, StreamEvent, SyncDialect } from "@amber/core";
 import { openaiDialect } from "../../providers/openai.ts";
 import { SseDecoder } from "../../providers/sse.ts";
 import { openaiEncoder } from "../../providers/testing/openai.ts";
@@ -18,7 +18,7 @@ function request(overrides: Partial<ChatRequest> = {}): ChatRequest {
   return { model: "gpt-4.1", messages: [{ role: "user", content: "Hi" }], tools: [], ...overrides };
 }
 
-function bodyOf(dialect: Dialect, req: ChatRequest, apiKey?: string): Record<string, unknown> {
+function bodyOf(dialect: SyncDialect, req: ChatRequest, apiKey?: string): Record<string, unknown> {
   const spec = dialect.chatRequest({ baseUrl: "https://api.openai.com/v1", apiKey }, req);
   return JSON.parse(spec.body!);
 }

@@ -1,0 +1,70 @@
+// A sandboxed plugin's tool capability: each tool's data comes from its descriptor, and its
+// calls cross to the plugin process (`tool.execute`, `tool.requiresApproval`). The kernel's
+// cancel signal crosses as `$/cancelRequest` and the tool's progress comes back as
+// `$/progress`. Whatever goes wrong on the way is an error result, as a tool's failure is.
+
+import { describeError } from "../errors.ts";
+import type { Tool, ToolCallContext, ToolResult } from "../tool.ts";
+import type { ToolCapability } from "../tool_capability.ts";
+import type { ProxyLink } from "./_proxy_link.ts";
+import {
+  type CapabilityDescriptor,
+  Method,
+  type ToolApprovalParams,
+  type ToolDescriptor,
+  type ToolExecuteParams,
+} from "./protocol.ts";
+
+/** The host's tool capability for a `tool` descriptor. */
+export function proxyTools(
+  descriptor: Extract<CapabilityDescriptor, { readonly kind: "tool" }>,
+  link: ProxyLink,
+): ToolCapability {
+  const tools = descriptor.tools.map((tool) => proxyTool(descriptor.name, tool, link));
+  return { kind: "tool", name: descriptor.name, tools };
+}
+
+function proxyTool(capability: string, descriptor: ToolDescriptor, link: ProxyLink): Tool {
+  const name = descriptor.name;
+  const what = `tool '${name}' of plugin '${link.pluginId}'`;
+  const tool: { -readonly [K in keyof Tool]: Tool[K] } = {
+    name,
+    description: descriptor.description,
+    parameters: descriptor.parameters,
+    execute: async (args: unknown, context: ToolCallContext): Promise<ToolResult> => {
+      const params: ToolExecuteParams = { capability, tool: name, args };
+      const progress = context.progress;
+      let result: unknown;
+      try {
+        result = await link.call(Method.toolExecute, params, "tool", what, {
+          signal: context.signal,
+          ...(progress === undefined ? {} : { onProgress: (value) => progress(String(value)) }),
+          withGrace: true,
+        });
+      } catch (error) {
+        return { ok: false, output: "", error: `${what} failed: ${describeError(error)}` };
+      }
+      return isToolResult(result)
+        ? result
+        : { ok: false, output: "", error: `${what} answered something other than a tool result` };
+    },
+  };
+  if (descriptor.verb !== undefined) tool.verb = descriptor.verb;
+  if (descriptor.readOnly !== undefined) tool.readOnly = descriptor.readOnly;
+  if (descriptor.asksApproval) {
+    // Fail closed: any answer but `false` (a rejection included) asks the user.
+    tool.requiresApproval = async (args) => {
+      const params: ToolApprovalParams = { capability, tool: name, args };
+      const answer = await link.call(Method.toolRequiresApproval, params, "gate", what);
+      return answer !== false;
+    };
+  }
+  return tool;
+}
+
+function isToolResult(value: unknown): value is ToolResult {
+  if (typeof value !== "object" || value === null) return false;
+  const { ok, output, error } = value as Partial<Record<keyof ToolResult, unknown>>;
+  return typeof ok === "boolean" && typeof output === "string" &&
+    (error === undefined || typeof error === "string");
+}

@@ -1,0 +1,3 @@
+// A plugin whose module throws while it is imported.
+
+throw new Error("no plugin today");
