@@ -5,8 +5,9 @@
  *
  * The key itself is never kept: the cache holds a salted SHA-256 fingerprint of it, computed
  * synchronously so that a readout stays a pure, I/O-free read on the render path. The hash is
- * loaded by the first poll or record, not at start: until then nothing can be cached, so a
- * readout has nothing to compare, and a command that never reads an account never pays for it.
+ * loaded by the first poll or record, not at start, so a command that never reads an account
+ * never pays for it; a value recorded before it has loaded is matched by the settings
+ * themselves for those few milliseconds.
  *
  * @module
  */
@@ -75,6 +76,9 @@ interface Slot<C> {
 interface Cached<V> {
   readonly key: string;
   readonly value: V | undefined;
+  // Recorded before the hash had loaded: the settings as they were, until it has, a few
+  // milliseconds; then the entry is keyed by the fingerprint like any other.
+  readonly plain?: { readonly baseUrl: string; readonly apiKey: string };
 }
 
 interface Poll {
@@ -194,7 +198,7 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
     if (record === undefined) return undefined;
     const cached = this.#cache.get(record.id);
     if (cached === undefined || cached.value === undefined) return undefined;
-    if (cached.key !== this.#key(settings)) return undefined;
+    if (!this.#matches(cached, settings)) return undefined;
     return { capability: record.value.capability, value: cached.value };
   }
 
@@ -211,9 +215,14 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
     const value = this.#accept(raw);
     if (value === undefined) return;
     if (hash === undefined) {
-      // Only the fingerprint waits for the hash; the key goes once it is computed.
-      const { baseUrl, apiKey } = settings;
-      loadHash().then(() => this.record({ provider, baseUrl, apiKey }, raw), () => {});
+      const plain = { baseUrl: String(settings.baseUrl), apiKey: apiKeyOf(settings) };
+      const entry = { key: "", value, plain };
+      this.#cache.set(provider, entry);
+      loadHash().then(() => {
+        if (this.#cache.get(provider) !== entry) return;
+        const { baseUrl, apiKey } = plain;
+        this.#cache.set(provider, { key: this.#key({ provider, baseUrl, apiKey }), value });
+      }, () => {});
       return;
     }
     this.#cache.set(provider, { key: this.#key(settings), value });
@@ -227,7 +236,13 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
     if (typeof settings !== "object" || settings === null) return undefined;
     const cached = this.#cache.get(settings.provider);
     if (cached === undefined || cached.value === undefined) return undefined;
-    return cached.key === this.#key(settings) ? cached.value : undefined;
+    return this.#matches(cached, settings) ? cached.value : undefined;
+  }
+
+  #matches(cached: Cached<V>, settings: AccountSettings): boolean {
+    const { plain } = cached;
+    if (plain === undefined) return cached.key === this.#key(settings);
+    return plain.baseUrl === String(settings.baseUrl) && plain.apiKey === apiKeyOf(settings);
   }
 
   /** Aborts every poll in flight and drops what they would bring; later refreshes do nothing. */
@@ -256,7 +271,7 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
   }
 
   #key(settings: AccountSettings): string {
-    const apiKey = typeof settings.apiKey === "string" ? settings.apiKey : "";
+    const apiKey = apiKeyOf(settings);
     return `${String(settings.baseUrl)}\n${apiKey === "" ? "" : this.#fingerprint(apiKey)}`;
   }
 
@@ -381,6 +396,10 @@ export class AccountBook<C extends AccountCapability<unknown>, V> {
 export function sha256Hex(bytes: Uint8Array): string {
   if (hash === undefined) throw new Error("sha256Hex before loadHash() resolved");
   return hash(bytes);
+}
+
+function apiKeyOf(settings: AccountSettings): string {
+  return typeof settings.apiKey === "string" ? settings.apiKey : "";
 }
 
 let hash: ((bytes: Uint8Array) => string) | undefined;

@@ -75,7 +75,7 @@ import type { AmberEvents, Subscription } from "../events.ts";
 import { DeadlineError, type Seam, timeoutFor } from "../limits.ts";
 import type { Plugin } from "../plugin.ts";
 import type { PluginContext, PluginServices } from "../services.ts";
-import type { ToolView } from "../tool.ts";
+import type { ToolEntry, ToolView } from "../tool.ts";
 import type { NotifyTone, UiService } from "../ui.ts";
 import { proxyCapabilities } from "./_proxy_capabilities.ts";
 import { proxyDialect } from "./_proxy_dialect.ts";
@@ -209,6 +209,7 @@ class Sandbox implements ProxyLink {
   // The configuration and section the process was last sent.
   #config: unknown;
   #section: unknown;
+  #toolList: readonly ToolEntry[] | undefined;
 
   constructor(options: SandboxedPluginOptions) {
     this.#options = options;
@@ -287,7 +288,7 @@ class Sandbox implements ProxyLink {
     if (manifest.live) plugin.liveVersion = () => this.#live;
     if (manifest.ticks) {
       plugin.tick = () => {
-        this.#syncConfig();
+        this.#syncContext();
         this.notify(Method.tick);
       };
     }
@@ -311,7 +312,7 @@ class Sandbox implements ProxyLink {
   ): Promise<T> {
     const connection = this.#connection;
     if (connection === undefined) return Promise.reject(new PluginEndedError(this.#id, this.#gone));
-    this.#syncConfig();
+    this.#syncContext();
     const config = this.#hostConfig();
     let deadlineMs = timeoutFor(config, seam, this.#id);
     if (options.withGrace) deadlineMs += timeoutFor(config, "toolGrace", this.#id);
@@ -358,7 +359,7 @@ class Sandbox implements ProxyLink {
       workspace: context.workspace.root,
       config,
       section,
-      tools: toolInfos(context.tools),
+      tools: this.#toolInfos(context.tools),
       services: ui === undefined ? {} : { ui: { interactive: ui.interactive } },
     };
     let result: unknown;
@@ -384,7 +385,6 @@ class Sandbox implements ProxyLink {
     this.#descriptors = ready.capabilities;
     this.#live = ready.liveVersion ?? 0;
     this.#board.reset(ready.capabilities);
-    this.#watchTools(context);
     this.#active = true;
     return true;
   }
@@ -506,30 +506,34 @@ class Sandbox implements ProxyLink {
     return this.#context?.config() ?? { plugins: {} };
   }
 
-  // The runtime hands out the same read-only view until the host attaches a new configuration,
-  // so a changed view is a changed configuration.
-  #syncConfig(): void {
+  // Before the process is asked anything, it hears of what changed in its context. The runtime
+  // hands out the same read-only view until the host attaches a new configuration, so a changed
+  // view is a changed configuration.
+  #syncContext(): void {
     const context = this.#context;
     if (context === undefined) return;
     const config = context.config();
     const section = context.section();
+    // Other plugins' tools come and go; the process's view follows before it is next asked
+    // anything. The registry hands out the same list until it changes, so this is one compare.
+    if (context.tools.list() !== this.#toolList) {
+      this.notify(Method.toolsChanged, { tools: this.#toolInfos(context.tools) });
+    }
     if (config === this.#config && section === this.#section) return;
     this.#config = config;
     this.#section = section;
     this.notify(Method.configChanged, { config, section });
   }
 
-  // Other plugins' tools come and go; the process's view of them follows.
-  #watchTools(context: PluginContext): void {
-    const push = (): void => this.notify(Method.toolsChanged, { tools: toolInfos(context.tools) });
-    context.events.subscribe("environmentChanged", push);
-    context.events.subscribe("pluginEnabled", push);
-    context.events.subscribe("pluginDisabled", push);
+  #toolInfos(tools: ToolView): ToolInfo[] {
+    const list = tools.list();
+    this.#toolList = list;
+    return toolInfos(list);
   }
 }
 
-function toolInfos(tools: ToolView): ToolInfo[] {
-  return tools.list().map(({ tool, owner, schema }): ToolInfo => ({
+function toolInfos(tools: readonly ToolEntry[]): ToolInfo[] {
+  return tools.map(({ tool, owner, schema }): ToolInfo => ({
     name: tool.name,
     owner,
     description: tool.description,
