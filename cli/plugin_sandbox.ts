@@ -141,7 +141,8 @@ export async function describeInSandbox(
 /**
  * Starts recorded plugin `id` in its process with `grant`: the stand-in `Plugin` the runtime
  * registers. Its data folder is created first when the grant names it. Throws like
- * {@linkcode describeInSandbox}, and when the process answers with another id.
+ * {@linkcode describeInSandbox}. The stand-in's id is the one its process describes: the
+ * caller compares it with the id the plugin was added as.
  *
  * @example
  * ```ts ignore
@@ -170,7 +171,6 @@ export async function startSandboxed(
       readFolders: pluginReadPaths(source, graph),
       importTimeoutMs: settings.importTimeoutMs,
       hostVersion: VERSION,
-      expectedId: id,
       ...(entry !== undefined ? { entry } : {}),
       ...(settings.onFault !== undefined ? { onFault: settings.onFault } : {}),
       ...(settings.onLog !== undefined

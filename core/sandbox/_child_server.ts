@@ -9,8 +9,8 @@ import { describeError } from "../errors.ts";
 import type { AmberEvents } from "../events.ts";
 import type { Plugin } from "../plugin.ts";
 import { decodePluginConfig } from "../plugin_config.ts";
-import { createPluginHostApi } from "../plugin_module.ts";
-import { PluginValidationError, validatePlugin } from "../plugin_validation.ts";
+import { createPluginHostApi, pluginFromExport } from "../plugin_module.ts";
+import { pluginProblem, PluginValidationError, validatePlugin } from "../plugin_validation.ts";
 import type { ToolResult } from "../tool.ts";
 import { type RpcCall, RpcError, RpcErrorCode, type RpcPeer } from "./json_rpc.ts";
 import {
@@ -255,36 +255,28 @@ export class PluginServer {
   }
 
   async #loadOnce(hostVersion: string): Promise<Plugin> {
-    const from = this.#source === undefined ? "" : `${this.#source}: `;
     let value: unknown;
     try {
       value = await this.#exported;
     } catch (error) {
-      throw new RpcError(RpcErrorCode.PluginError, messageOf(error), { field: "plugin" });
+      // An import that failed names its module (`PluginImportError.file`) for the host to show.
+      const file = (error as { file?: unknown } | null)?.file;
+      const data = typeof file === "string" ? { field: "plugin", file } : { field: "plugin" };
+      throw new RpcError(RpcErrorCode.PluginError, messageOf(error), data);
     }
-    if (value === undefined) {
-      throw new RpcError(
-        RpcErrorCode.PluginError,
-        `${from}there is no plugin: export default a plugin, or a function (api) => plugin`,
-        { field: "plugin" },
-      );
-    }
-    if (typeof value === "function") {
-      try {
-        value = await value(createPluginHostApi(hostVersion));
-      } catch (error) {
-        throw new RpcError(
-          RpcErrorCode.PluginError,
-          `${from}the default export (a factory) threw: ${describeError(error)}`,
-          { field: "plugin" },
-        );
-      }
-    }
+    // The same words as an import into amber: `pluginFromExport` and the validator behind it.
     let plugin: Plugin;
     try {
-      plugin = validatePlugin(value, this.#source);
+      plugin = validatePlugin(
+        await pluginFromExport(value, createPluginHostApi(hostVersion)),
+        this.#source,
+      );
     } catch (error) {
-      const field = error instanceof PluginValidationError ? error.field : "plugin";
+      const field = error instanceof PluginValidationError
+        ? error.field
+        : typeof value === "function"
+        ? "plugin"
+        : pluginProblem(value)?.field ?? "plugin";
       throw new RpcError(RpcErrorCode.PluginError, messageOf(error), { field });
     }
     const problem = permissionsProblem(plugin.permissions);

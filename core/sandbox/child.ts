@@ -103,7 +103,7 @@ export interface ServePluginOptions {
  *   host.request(Method.describe, { protocolVersion: PROTOCOL_VERSION, hostVersion: "0.1.0" }),
  *   (error: unknown) => {
  *     assert.ok(error instanceof RpcError);
- *     assert.equal(error.message, "plugin 'tiny' (/p/tiny.ts): version '01.0.0' is not semver (e.g. 1.0.0)");
+ *     assert.match(error.message, /^the default export is not a plugin: version '01\.0\.0' is not semver/);
  *     assert.deepEqual(error.data, { field: "version" });
  *     return true;
  *   },
@@ -130,7 +130,8 @@ export function servePlugin(
  * import { PluginImportError } from "@amber/core/sandbox";
  * const error = new PluginImportError("/p/evil.ts", new Error("boom"));
  * assert.equal(error.name, "PluginImportError");
- * assert.equal(error.message, "cannot import /p/evil.ts: boom");
+ * assert.equal(error.message, "cannot be imported: Error: boom");
+ * assert.equal(error.file, "/p/evil.ts");
  * ```
  */
 export class PluginImportError extends AmberError {
@@ -138,9 +139,12 @@ export class PluginImportError extends AmberError {
   readonly file: string;
   /** Creates the error for `file`; `cause` is what the import threw. */
   constructor(file: string, cause: unknown) {
-    super(`cannot import ${file}: ${cause instanceof Error ? cause.message : String(cause)}`, {
-      cause,
-    });
+    // The host puts the file first, as it does for an import of its own. Deno wraps a module
+    // that does not parse in a TypeError whose message names the real error.
+    const words = cause instanceof Error
+      ? /^[A-Z]\w*Error: /.test(cause.message) ? cause.message : `${cause.name}: ${cause.message}`
+      : String(cause);
+    super(`cannot be imported: ${words}`, { cause });
     this.name = "PluginImportError";
     this.file = file;
   }

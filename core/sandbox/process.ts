@@ -118,13 +118,19 @@ const STDERR_GRACE_MS = 250;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * How the process of a plugin is started: `deno run --no-prompt --no-lock`, the config, the
+ * How the process of a plugin is started: `deno run --no-prompt --no-lock --cached-only
+ * --node-modules-dir=none`, the config, the
  * permission flags of `grant`, the heap limit, the entry and the specifier, with an
  * environment of only HOME, DENO_DIR, XDG_CACHE_HOME, PATH, LANG, TMPDIR (those the host has),
  * NO_COLOR and DENO_NO_UPDATE_CHECK, and the granted env names' values.
  *
  * `--no-prompt` because the process's stdin is the protocol; `--no-lock` so a plugin's npm
- * imports are never written into amber's lock. Run from a source checkout, the process gets
+ * imports are never written into amber's lock. `--cached-only` because loading a module is no
+ * network permission: without it a plugin granted nothing could still `import("npm:...")` or an
+ * `https:` module, downloading and running code its lock never hashed; what its recorded graph
+ * needs was fetched at `amber plugins add` (`deno info`). `--node-modules-dir=none` reads npm
+ * packages from Deno's cache, so plugin processes starting side by side do not queue for the
+ * lock of a `node_modules` folder (and start sooner). Run from a source checkout, the process gets
  * amber's root `deno.json` as its config (so `@amber/core` and the other packages resolve) and
  * may read the amber packages' folders (core, registries, providers, plugins, cli), so that a
  * plugin importing `@amber/core/testing` or another amber module can load it; elsewhere it gets
@@ -169,6 +175,8 @@ export function pluginProcessCommand(options: SpawnPluginOptions): PluginProcess
     "run",
     "--no-prompt",
     "--no-lock",
+    "--cached-only",
+    "--node-modules-dir=none",
     ...(root === undefined ? ["--no-config"] : ["--config", join(root, "deno.json")]),
     ...flags,
     `--v8-flags=--max-old-space-size=${memory}`,

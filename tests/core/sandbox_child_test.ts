@@ -59,7 +59,7 @@ Deno.test("describe refuses another protocol version, naming both", async () => 
 Deno.test("describe refuses a garbage export, naming the field the runtime's validator names", async () => {
   const cases: [unknown, RegExp, string][] = [
     [42, /it is a number, not an object/, "plugin"],
-    [undefined, /there is no plugin/, "plugin"],
+    [undefined, /there is no default export/, "plugin"],
     [{ id: "Bad Id" }, /id 'Bad Id' is not a slug/, "id"],
     [{ ...plugin(), initialize: "yes" }, /initialize is not a function/, "initialize"],
     [{ ...plugin(), config: {} }, /config is not a Standard Schema/, "config"],
@@ -76,7 +76,7 @@ Deno.test("describe refuses a garbage export, naming the field the runtime's val
       "plugin",
     ],
     [
-      Promise.reject(new Error("cannot import /p/x.ts: boom")),
+      rejected(new Error("cannot import /p/x.ts: boom")),
       /^cannot import \/p\/x.ts: boom$/,
       "plugin",
     ],
@@ -644,3 +644,10 @@ Deno.test("initialize before describe, and a second initialize, are refused", as
   await refused(side.initialize(), /already initialized in this process/);
   await side.close();
 });
+
+// A rejected promise whose rejection is handled from the start: the cases are awaited one by one.
+function rejected(error: Error): Promise<never> {
+  const promise = Promise.reject(error);
+  promise.catch(() => {});
+  return promise;
+}

@@ -290,6 +290,8 @@ Deno.test("the process runs with exactly the flags of its grant, and they hold",
         "run",
         "--no-prompt",
         "--no-lock",
+        "--cached-only",
+        "--node-modules-dir=none",
         "--config",
         join(ROOT, "deno.json"),
       ]);
