@@ -9,6 +9,7 @@
 
 import type { ToolCall, ToolResult } from "@amber/core";
 import { describeEnd, type SessionEvent } from "../session/mod.ts";
+import { sanitizeText } from "./lines.ts";
 import type { NoticeTone, ToolLabel, TranscriptView } from "./transcript_view.ts";
 
 /**
@@ -106,6 +107,12 @@ export function reduce(
           call: event.call,
           label: { verb: event.verb, summary: event.summary },
         }],
+      };
+    case "toolProgress":
+      // The rule under the transcript shows what the running tool last said of itself.
+      return {
+        state: { ...state, runningTool: `${event.call.name}: ${firstLine(event.message)}` },
+        changes: [],
       };
     case "toolEnd": {
       const label = state.labels.get(event.call.id);
@@ -239,4 +246,10 @@ function meterEnd(
     completionTokens: usage.completionTokens,
     tps: seconds > 0.05 ? usage.completionTokens / seconds : 0,
   };
+}
+
+function firstLine(text: string): string {
+  // A plugin's words: no escape sequence of its reaches the terminal.
+  const line = sanitizeText(String(text).split("\n", 1)[0]);
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
