@@ -111,6 +111,11 @@ export {
   type ToolSpec,
   type ToolView,
 } from "./tool.ts";
+export {
+  checkStandardArguments,
+  type PreparedParameters,
+  prepareParameters,
+} from "./tool_parameters.ts";
 export type { ToolCapability, ToolRegistry } from "./tool_capability.ts";
 export {
   deepFreeze,

@@ -35,6 +35,7 @@
  */
 
 import {
+  checkStandardArguments,
   declined,
   deepFreeze,
   failed,
@@ -42,9 +43,9 @@ import {
   type InstallResult,
   type JsonSchema,
   type PluginServices,
+  prepareParameters,
   type RegistryEntry,
   type StandardJsonSchema,
-  type StandardResult,
   type Tool,
   type ToolCallContext,
   type ToolCapability,
@@ -358,41 +359,9 @@ function prepare(owner: string, capability: ToolCapability, tool: Tool): ToolSlo
   if (typeof tool.execute !== "function") {
     return `${toolLabel(name, owner)} has no execute function`;
   }
-  const parameters: unknown = tool.parameters;
-  if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
-    return `${
-      toolLabel(name, owner)
-    } has no parameters schema: expected a JSON Schema object or a Standard Schema`;
-  }
-  if (!("~standard" in parameters)) {
-    return new ToolSlot(tool, owner, parameters as JsonSchema, undefined);
-  }
-  const standard = (parameters as StandardJsonSchema)["~standard"];
-  if (typeof standard?.validate !== "function") {
-    return `${toolLabel(name, owner)} has a Standard Schema without a validate function`;
-  }
-  const convert = standard.jsonSchema?.input;
-  if (typeof convert !== "function") {
-    return `${
-      toolLabel(name, owner)
-    } has a Standard Schema (${standard.vendor}) that cannot describe itself ` +
-      `as JSON Schema (no ~standard.jsonSchema)`;
-  }
-  let converted: Record<string, unknown>;
-  try {
-    converted = convert({ target: "draft-2020-12" });
-  } catch (error) {
-    return `${toolLabel(name, owner)}: its parameters cannot be converted to JSON Schema: ${
-      errorMessage(error)
-    }`;
-  }
-  if (typeof converted !== "object" || converted === null) {
-    return `${toolLabel(name, owner)}: its parameters converted to ${
-      typeName(converted)
-    }, not a JSON Schema object`;
-  }
-  const { $schema: _dialect, ...schema } = converted;
-  return new ToolSlot(tool, owner, schema, standard);
+  const prepared = prepareParameters(tool.parameters, toolLabel(name, owner));
+  if (typeof prepared === "string") return prepared;
+  return new ToolSlot(tool, owner, prepared.schema, prepared.standard);
 }
 
 // A copy of the plain objects and arrays of a JSON Schema; anything else is kept as it is.
@@ -407,11 +376,7 @@ function jsonCopy(value: unknown): unknown {
 
 function compile(schema: JsonSchema, standard: StandardProps | undefined): Check {
   if (standard !== undefined) {
-    return async (value) => {
-      const outcome: StandardResult = await standard.validate(value);
-      if (outcome.issues === undefined) return { ok: true, value: outcome.value };
-      return { ok: false, error: standardIssues(outcome.issues) };
-    };
+    return (value) => checkStandardArguments(standard, value);
   }
   let validator: Validator | undefined;
   return async (value) => {
@@ -510,16 +475,6 @@ function pointerPath(location: string): string {
 
 function join(path: string, key: string): string {
   return path === "arguments" ? key : `${path}.${key}`;
-}
-
-function standardIssues(issues: Extract<StandardResult, { issues: unknown }>["issues"]): string {
-  if (issues.length === 0) return "arguments: invalid";
-  return issues.map((issue) => {
-    const keys = (issue.path ?? []).map((segment) =>
-      String(typeof segment === "object" && segment !== null ? segment.key : segment)
-    );
-    return `${keys.length ? keys.join(".") : "arguments"}: ${issue.message}`;
-  }).join("; ");
 }
 
 function capabilityLabel(capability: ToolCapability, owner: string): string {

@@ -19,7 +19,8 @@ import type { Tool } from "../tool.ts";
 import type { WalletCapability } from "../wallet.ts";
 import type { CapabilityDescriptor, ToolDescriptor } from "./protocol.ts";
 import type { Renders } from "./_child_renders.ts";
-import { messageOf, type PreparedParameters, prepareParameters } from "./_child_schema.ts";
+import { type PreparedParameters, prepareParameters } from "../tool_parameters.ts";
+import { messageOf } from "./_message_of.ts";
 
 /** A tool kept in the plugin process, with its parameters prepared. */
 export interface ServedTool {

@@ -41,7 +41,8 @@ import {
 } from "./_child_capabilities.ts";
 import { Renders } from "./_child_renders.ts";
 import { serveDialects } from "./_child_dialect.ts";
-import { checkArguments, messageOf } from "./_child_schema.ts";
+import { checkStandardArguments } from "../tool_parameters.ts";
+import { messageOf } from "./_message_of.ts";
 import { ChildScope, type ScopeLink } from "./_child_scope.ts";
 
 const PERMISSION_KINDS = ["read", "write", "net", "env", "run"] as const;
@@ -380,9 +381,9 @@ export class PluginServer {
     let input = parsed.value;
     const standard = served.parameters.standard;
     if (standard !== undefined) {
-      let checked: Awaited<ReturnType<typeof checkArguments>>;
+      let checked: Awaited<ReturnType<typeof checkStandardArguments>>;
       try {
-        checked = await checkArguments(standard, input);
+        checked = await checkStandardArguments(standard, input);
       } catch (error) {
         return errorResult(`tool '${name}' could not validate its arguments: ${messageOf(error)}`);
       }
