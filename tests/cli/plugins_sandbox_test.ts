@@ -5,6 +5,7 @@
 // plugin's tool in another process than amber's, and leaves no process behind. Real amber
 // subprocesses, real plugin files, a real config directory.
 
+import { processesWith } from "./_plugin_processes.ts";
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
@@ -68,21 +69,6 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-// The processes whose command line names `file`: a plugin process has its module's URL last.
-async function processesOf(file: string): Promise<string[]> {
-  const found: string[] = [];
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const line = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
-      if (line.includes(`file://${file}`)) found.push(entry.name);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
 }
 
 const ASKS = { env: ["AMBER_H5_SHOWN"], write: ["data:cache"] };
@@ -352,7 +338,7 @@ Deno.test("a sandboxed plugin whose load hangs has its process killed at the imp
   strictEqual(first.code, 0, first.err);
   match(first.err, /plugin 'hang'.*did not finish within 500 ms/);
   match(first.err, /amber does not import it again until `amber plugins enable hang`/);
-  deepStrictEqual(await processesOf(file), [], "the hung plugin process was killed");
+  deepStrictEqual(await processesWith(`file://${file}`), [], "the hung plugin process was killed");
   const second = await amber(config, "plugins", "list");
   match(
     second.err,
