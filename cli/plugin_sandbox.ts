@@ -7,7 +7,7 @@
  * @module
  */
 
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DeadlineError, type PluginPermissions } from "@amber/core";
 import {
@@ -123,6 +123,8 @@ export async function describeInSandbox(
       readFolders: pluginReadPaths(source, graph),
       importTimeoutMs: settings.importTimeoutMs,
       hostVersion: VERSION,
+      // The lock, the sessions and other plugins' state are out of reach whatever the grant.
+      protect: [resolve(settings.configDir)],
       ...(entry !== undefined ? { entry } : {}),
       ...(settings.onLog !== undefined
         ? { onLog: (line: string) => settings.onLog?.(source.file, line) }
@@ -171,6 +173,8 @@ export async function startSandboxed(
       readFolders: pluginReadPaths(source, graph),
       importTimeoutMs: settings.importTimeoutMs,
       hostVersion: VERSION,
+      // The lock, the sessions and other plugins' state are out of reach whatever the grant.
+      protect: [resolve(settings.configDir)],
       ...(entry !== undefined ? { entry } : {}),
       ...(settings.onFault !== undefined ? { onFault: settings.onFault } : {}),
       ...(settings.onLog !== undefined

@@ -31,7 +31,7 @@
  */
 
 import { fileURLToPath } from "node:url";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { AmberError } from "../errors.ts";
 import { DeadlineError } from "../limits.ts";
 import type { PluginPermissions } from "../plugin.ts";
@@ -67,6 +67,13 @@ export interface SpawnPluginOptions {
   readonly env?: { readonly [name: string]: string };
   /** The V8 heap limit of the process, in MiB; 512 by default. */
   readonly maxMemoryMb?: number;
+  /**
+   * Folders no grant reaches: the process may neither read nor write in them, whatever its
+   * grant says (the host passes its config directory: the lock, the sessions, other plugins'
+   * state). A more specific grant inside one still holds, so the plugin's data folder and its
+   * own module files do.
+   */
+  readonly protect?: readonly string[];
   /** Receives each line the process writes to stderr. */
   readonly onLog?: (line: string) => void;
 }
@@ -179,6 +186,7 @@ export function pluginProcessCommand(options: SpawnPluginOptions): PluginProcess
     "--node-modules-dir=none",
     ...(root === undefined ? ["--no-config"] : ["--config", join(root, "deno.json")]),
     ...flags,
+    ...protectFlags(options.pluginId, options.protect ?? []),
     `--v8-flags=--max-old-space-size=${memory}`,
     ...entry,
     options.specifier,
@@ -459,4 +467,21 @@ function lastError(log: readonly string[]): string | undefined {
     .replace(/^Uncaught (\(in promise\) )?/, "");
   if (line === undefined) return undefined;
   return line.length > 200 ? `${line.slice(0, 200)}...` : line;
+}
+
+// Deno lets a more specific allow win over a deny, so denying a whole folder keeps what was
+// granted inside it.
+function protectFlags(pluginId: string, folders: readonly string[]): string[] {
+  const absolute = [...new Set(folders)].filter((folder) => isAbsolute(folder));
+  for (const folder of absolute) {
+    if (folder.includes(",")) {
+      throw new PluginProcessError(
+        pluginId,
+        `the protected folder '${folder}' contains a comma, which Deno's --deny-read list cannot carry`,
+      );
+    }
+  }
+  if (absolute.length === 0) return [];
+  const list = absolute.join(",");
+  return [`--deny-read=${list}`, `--deny-write=${list}`];
 }

@@ -386,3 +386,44 @@ Deno.test({
     deepStrictEqual((await readPluginLock(join(tmp.dir, "yes"))).plugins[0].grant, ASKS);
   },
 });
+
+Deno.test("a grant of the whole workspace does not reach amber's config directory inside it: the lock stays amber's", async () => {
+  await using tmp = await tempDir();
+  // The workspace is tmp.dir, and the config directory tmp.dir/config lies inside it.
+  const config = join(tmp.dir, "config");
+  const dir = join(tmp.dir, "reach");
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(
+    join(dir, "mod.js"),
+    `export default {
+  id: "reach", version: "1.0.0", name: "Reach",
+  permissions: { read: ["."], write: ["."] },
+  initialize() {
+    const out = [];
+    const tries = [
+      ["write lock", () => Deno.writeTextFileSync("config/plugins.lock.json", "{}")],
+      ["read lock", () => Deno.readTextFileSync("config/plugins.lock.json")],
+      ["write workspace", () => Deno.writeTextFileSync("mine.txt", "x")],
+    ];
+    for (const [what, attempt] of tries) {
+      try { attempt(); out.push(what + ": done"); } catch (error) { out.push(what + ": " + error.name); }
+    }
+    Deno.writeTextFileSync("outcome.txt", out.join("\\n"));
+    return true;
+  },
+  shutdown() {},
+  capabilities: () => [],
+};
+`,
+  );
+  const added = await amber(config, "plugins", "add", join(dir, "mod.js"), "--grant");
+  strictEqual(added.code, 0, added.err);
+  await amber(config, "plugins", "list");
+  deepStrictEqual((await Deno.readTextFile(join(tmp.dir, "outcome.txt"))).split("\n"), [
+    "write lock: NotCapable",
+    "read lock: NotCapable",
+    "write workspace: done",
+  ]);
+  const lock = await readPluginLock(config);
+  deepStrictEqual(lock.plugins.map((entry) => entry.id), ["reach"]);
+});
