@@ -241,11 +241,12 @@ class Sandbox implements ProxyLink {
         what: `plugin '${this.#id}': import`,
       });
     } catch (error) {
-      await this.#drop(connection);
-      if (error instanceof DeadlineError) throw error;
+      // Why the process ended is read before it is stopped, which would be a verdict of its own.
       const why = error instanceof PeerClosedError
         ? await verdict(connection)
         : describeError(error);
+      await this.#drop(connection);
+      if (error instanceof DeadlineError) throw error;
       throw new SandboxedPluginError(
         this.#id,
         `plugin '${this.#id}': its process could not load it: ${why}`,
@@ -369,9 +370,10 @@ class Sandbox implements ProxyLink {
         what: `plugin '${this.#id}': initialize`,
       });
     } catch (error) {
+      const why = error instanceof PeerClosedError ? await verdict(connection) : undefined;
       await this.#drop(connection);
-      if (!(error instanceof PeerClosedError)) throw error;
-      throw new PluginEndedError(this.#id, await verdict(connection), { cause: error });
+      if (why === undefined) throw error;
+      throw new PluginEndedError(this.#id, why, { cause: error });
     }
     const refusal = initializeProblem(result);
     if (refusal !== undefined || performance.now() > deadline) {

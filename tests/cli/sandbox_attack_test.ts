@@ -149,7 +149,7 @@ Deno.test("every attack of a sandboxed plugin is stopped with a diagnostic namin
   for (const [id, { says }] of Object.entries(ATTACKERS)) {
     const lines = diagnosticsOf(result.err, id);
     ok(lines !== "", `no diagnostic names plugin '${id}':\n${result.err}`);
-    for (const pattern of says) match(lines, pattern, `plugin '${id}'`);
+    for (const pattern of says) match(lines, pattern, `plugin '${id}': ${lines}`);
   }
   deepStrictEqual(await leaked(scene, result), {
     env: false,
