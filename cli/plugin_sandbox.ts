@@ -7,7 +7,7 @@
  * @module
  */
 
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DeadlineError, type PluginPermissions } from "@amber/core";
 import {
@@ -109,6 +109,9 @@ export async function describeInSandbox(
 ): Promise<PluginManifest> {
   refuseCompiled(source);
   const entry = pluginProcessEntry();
+  const readFolders = pluginReadPaths(source, graph);
+  // Nothing is granted, so no data folder is used; none is created.
+  const dataDir = join(settings.configDir, "plugins");
   let sandboxed: SandboxedPlugin;
   try {
     sandboxed = await loadSandboxedPlugin({
@@ -118,13 +121,12 @@ export async function describeInSandbox(
       // Nothing is granted in it, but the process runs there: a workspace that is not (yet) a
       // folder is no reason to refuse the plugin.
       workspace: await isFolder(settings.workspace) ? settings.workspace : Deno.cwd(),
-      // Nothing is granted, so no data folder is used; none is created.
-      dataDir: join(settings.configDir, "plugins"),
-      readFolders: pluginReadPaths(source, graph),
+      dataDir,
+      readFolders,
       importTimeoutMs: settings.importTimeoutMs,
       hostVersion: VERSION,
       // The lock, the sessions and other plugins' state are out of reach whatever the grant.
-      protect: [resolve(settings.configDir)],
+      protect: await protectedPaths(settings.configDir, readFolders),
       ...(entry !== undefined ? { entry } : {}),
       ...(settings.onLog !== undefined
         ? { onLog: (line: string) => settings.onLog?.(source.file, line) }
@@ -163,6 +165,7 @@ export async function startSandboxed(
   const dataDir = pluginDataDir(settings.configDir, id);
   if (usesDataFolder(grant)) await Deno.mkdir(dataDir, { recursive: true });
   const entry = pluginProcessEntry();
+  const readFolders = pluginReadPaths(source, graph);
   try {
     return await loadSandboxedPlugin({
       specifier: source.specifier,
@@ -170,11 +173,14 @@ export async function startSandboxed(
       grant,
       workspace: settings.workspace,
       dataDir,
-      readFolders: pluginReadPaths(source, graph),
+      readFolders,
       importTimeoutMs: settings.importTimeoutMs,
       hostVersion: VERSION,
       // The lock, the sessions and other plugins' state are out of reach whatever the grant.
-      protect: [resolve(settings.configDir)],
+      protect: await protectedPaths(settings.configDir, [
+        ...readFolders,
+        ...(usesDataFolder(grant) ? [dataDir] : []),
+      ]),
       ...(entry !== undefined ? { entry } : {}),
       ...(settings.onFault !== undefined ? { onFault: settings.onFault } : {}),
       ...(settings.onLog !== undefined
@@ -224,6 +230,63 @@ function processWords(error: unknown): string {
   if (error.cause instanceof RpcError) return describeLoadError(error.cause.message);
   const prefix = `plugin '${error.pluginId}': `;
   return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+}
+
+/**
+ * What of amber's config directory a plugin's process may neither read nor write, whatever its
+ * grant: everything (the lock, config.yaml, the sessions, other plugins' state), except the
+ * paths in `keep` (its data folder, its own module files when they lie in there) and the
+ * folders on the way to them, which are walked into instead. The files amber writes there are
+ * named even before they exist.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { protectedPaths } from "./plugin_sandbox.ts";
+ * const config = await Deno.makeTempDir();
+ * await Deno.mkdir(`${config}/plugins/notes/data`, { recursive: true });
+ * await Deno.mkdir(`${config}/plugins/other`, { recursive: true });
+ * await Deno.writeTextFile(`${config}/plugins/notes/plugin.conf`, "on\n");
+ * const denied = await protectedPaths(config, [`${config}/plugins/notes/data`]);
+ * assert.ok(denied.includes(`${config}/plugins/other`));
+ * assert.ok(denied.includes(`${config}/plugins/notes/plugin.conf`));
+ * assert.ok(denied.includes(`${config}/plugins.lock.json`));
+ * assert.ok(!denied.some((path) => `${config}/plugins/notes/data`.startsWith(path)));
+ * assert.deepEqual(await protectedPaths(config, ["/elsewhere/mod.js"]), [config]);
+ * await Deno.remove(config, { recursive: true });
+ * ```
+ */
+export async function protectedPaths(
+  configDir: string,
+  keep: readonly string[],
+): Promise<string[]> {
+  const root = resolve(configDir);
+  const kept = keep.map((path) => resolve(path));
+  // Denying a folder that holds a path the process was granted loses that grant (Deno 2.9.6
+  // sometimes refuses an import under it), so such a folder is never denied as a whole.
+  const within = (path: string, folder: string) =>
+    path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+  const denied: string[] = [];
+  const walk = async (path: string): Promise<void> => {
+    if (kept.some((k) => within(path, k))) return;
+    if (!kept.some((k) => within(k, path))) {
+      denied.push(path);
+      return;
+    }
+    try {
+      for await (const item of Deno.readDir(path)) await walk(join(path, item.name));
+    } catch {
+      // Not a folder, or gone: nothing below it to deny.
+    }
+  };
+  await walk(root);
+  for (const name of ["config.yaml", "plugins.lock.json", "faults.json", "sessions"]) {
+    const path = join(root, name);
+    if (!denied.includes(path) && !denied.includes(root) && !kept.some((k) => within(k, path))) {
+      denied.push(path);
+    }
+  }
+  return denied;
 }
 
 async function isFolder(path: string): Promise<boolean> {
