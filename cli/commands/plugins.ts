@@ -19,7 +19,6 @@ import {
   describeState,
   pluginConsoleLines,
 } from "../plugin_console.ts";
-import { addPlugin, removePlugin, updatePlugin } from "./plugins_add.ts";
 
 /** `amber plugins`. */
 export const pluginsCommand: CliCommand = {
@@ -50,15 +49,22 @@ export const pluginsCommand: CliCommand = {
 
 async function plugins(context: CommandContext): Promise<number> {
   const { io } = context;
-  // Before the host opens: adding a plugin must not run the recorded ones first.
-  if (context.words[0] === "add") return await addPlugin(context);
-  if (context.words[0] === "update") return await updatePlugin(context);
+  // Before the host opens: adding a plugin must not run the recorded ones first. The sandbox
+  // and the lock's writers load only for the verbs that use them, not for a list.
+  if (context.words[0] === "add") {
+    return await (await import("./plugins_add.ts")).addPlugin(context);
+  }
+  if (context.words[0] === "update") {
+    return await (await import("./plugins_add.ts")).updatePlugin(context);
+  }
   const { switches } = context.parsed;
   if (switches.has("grant") || switches.has("trusted")) {
     const flag = switches.has("grant") ? "--grant" : "--trusted";
     throw new UsageError(`${flag} goes with plugins add${flag === "--grant" ? " or update" : ""}`);
   }
-  if (context.words[0] === "remove") return await removePlugin(context);
+  if (context.words[0] === "remove") {
+    return await (await import("./plugins_add.ts")).removePlugin(context);
+  }
   const host = await context.host();
   const cascade = switches.has("cascade");
   const dryRun = switches.has("dry-run");

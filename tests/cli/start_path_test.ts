@@ -20,3 +20,11 @@ Deno.test("cli/app.ts: the third-party loader and the process records load only 
   assert.deepEqual([...seen].filter((s) => lazy.some((name) => s.endsWith(name))), []);
   assert.equal(seen.has(new URL("../../cli/host.ts", import.meta.url).href), true);
 });
+
+Deno.test("amber plugins list and the host never load the sandbox: only add, update, remove and a lock do", async () => {
+  for (const module of [["cli", "commands", "plugins.ts"], ["cli", "host.ts"]]) {
+    const seen = (await moduleGraph(join(ROOT, ...module))).reached;
+    const sandbox = [...seen].filter((s) => s.includes("/core/sandbox/"));
+    assert.deepEqual(sandbox, [], module.join("/"));
+  }
+});
