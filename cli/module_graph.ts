@@ -33,6 +33,8 @@ export interface GraphPackage {
   readonly version: string;
   /** The registry's integrity string (`sha512-...`), when Deno's npm cache has it. */
   readonly integrity?: string;
+  /** The packages it depends on, as `name@version`, when it has any. */
+  readonly dependencies?: readonly string[];
 }
 
 /** What a lock entry records of a plugin's module graph. */
@@ -43,6 +45,12 @@ export interface ModuleGraph {
   readonly files: readonly GraphFile[];
   /** The npm packages, sorted by name then version. */
   readonly packages: readonly GraphPackage[];
+  /**
+   * The `npm:` specifiers its modules import, each with the version Deno resolved it to: what
+   * the plugin's process is held to at start (a per-plugin lock file), so that a range cannot
+   * resolve to another version than the one accepted. Absent when it imports no npm package.
+   */
+  readonly npm?: { readonly [specifier: string]: string };
 }
 
 /** A recorded file that no longer has its recorded bytes. */
@@ -84,6 +92,7 @@ interface DenoInfoPackage {
 }
 
 interface DenoInfo {
+  readonly redirects?: { readonly [from: string]: string };
   readonly modules?: readonly DenoInfoModule[];
   readonly npmPackages?: { readonly [id: string]: DenoInfoPackage };
 }
@@ -186,17 +195,26 @@ export async function computeModuleGraph(specifier: string, base: string): Promi
       .filter((pkg) => typeof pkg.name === "string" && typeof pkg.version === "string")
       .map(async (pkg) => {
         const integrity = await cachedIntegrity(pkg.name!, pkg.version!, pkg);
+        const dependencies = [...(pkg.dependencies ?? [])].sort(compare);
         return {
           name: pkg.name!,
           version: pkg.version!,
           ...(integrity !== undefined ? { integrity } : {}),
+          ...(dependencies.length > 0 ? { dependencies } : {}),
         };
       }),
   );
+  // `npm:x@^1` -> `npm:/x@1.2.3`: the version each import resolved to.
+  const npm: { [specifier: string]: string } = {};
+  for (const [from, to] of Object.entries(info.redirects ?? {})) {
+    const resolved = /^npm:\/((?:@[^/]+\/)?[^/@]+)@([^/]+)/.exec(to);
+    if (from.startsWith("npm:") && resolved !== null) npm[from] = resolved[2];
+  }
   return {
     version: 1,
     files: files.toSorted((a, b) => compare(a.path, b.path)),
     packages: packages.toSorted((a, b) => compare(a.name, b.name) || compare(a.version, b.version)),
+    ...(Object.keys(npm).length > 0 ? { npm } : {}),
   };
 }
 
@@ -301,6 +319,17 @@ export function moduleGraphProblem(graph: unknown): string | undefined {
     if (typeof pkg.version !== "string") return `packages[${i}].version is not a string`;
     if (pkg.integrity !== undefined && typeof pkg.integrity !== "string") {
       return `packages[${i}].integrity is not a string`;
+    }
+    const deps = pkg.dependencies;
+    if (deps !== undefined && (!Array.isArray(deps) || deps.some((d) => typeof d !== "string"))) {
+      return `packages[${i}].dependencies is not a list of strings`;
+    }
+  }
+  const { npm } = graph as { npm?: unknown };
+  if (npm !== undefined) {
+    if (typeof npm !== "object" || npm === null || Array.isArray(npm)) return "npm is not an object";
+    for (const [specifier, version] of Object.entries(npm)) {
+      if (typeof version !== "string") return `npm['${specifier}'] is not a version`;
     }
   }
   return undefined;

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { DeadlineError, type PluginPermissions } from "@amber/core";
 import {
   loadSandboxedPlugin,
+  type NpmResolution,
   type PluginManifest,
   RpcError,
   type SandboxedPlugin,
@@ -123,6 +124,7 @@ export async function describeInSandbox(
       workspace: await isFolder(settings.workspace) ? settings.workspace : Deno.cwd(),
       dataDir,
       readFolders,
+      ...npmResolution(graph),
       importTimeoutMs: settings.importTimeoutMs,
       hostVersion: VERSION,
       // The lock, the sessions and other plugins' state are out of reach whatever the grant.
@@ -136,6 +138,15 @@ export async function describeInSandbox(
     throw loadFailure(source, settings, error, "nothing was recorded");
   }
   try {
+    const reach = configReach(sandboxed.manifest.permissions, settings);
+    if (reach !== undefined) {
+      throw new ThirdPartyPluginError(
+        source.spec,
+        `${source.file}: it asks for ${reach}, which is amber's config directory ` +
+          `(${settings.configDir}); a plugin may have its data folder (data:) there, nothing else. ` +
+          "Nothing was recorded",
+      );
+    }
     return sandboxed.manifest;
   } finally {
     await sandboxed.close();
@@ -162,6 +173,14 @@ export async function startSandboxed(
   settings: SandboxSettings,
 ): Promise<SandboxedPlugin> {
   refuseCompiled(source);
+  const reach = configReach(grant, settings);
+  if (reach !== undefined) {
+    throw new ThirdPartyPluginError(
+      source.spec,
+      `${source.file}: its grant names ${reach}, which is amber's config directory ` +
+        `(${settings.configDir}); it is not started. Remove it with \`amber plugins remove ${id}\``,
+    );
+  }
   const dataDir = pluginDataDir(settings.configDir, id);
   if (usesDataFolder(grant)) await Deno.mkdir(dataDir, { recursive: true });
   const entry = pluginProcessEntry();
@@ -174,6 +193,7 @@ export async function startSandboxed(
       workspace: settings.workspace,
       dataDir,
       readFolders,
+      ...npmResolution(graph),
       importTimeoutMs: settings.importTimeoutMs,
       hostVersion: VERSION,
       // The lock, the sessions and other plugins' state are out of reach whatever the grant.
@@ -287,6 +307,39 @@ export async function protectedPaths(
     }
   }
   return denied;
+}
+
+// The first path of `permissions` that lands in amber's config directory, as "read x": Deno lets
+// a grant that specific win over the process's deny of that folder, so such a path would hand a
+// plugin the lock (and with it `trusted`). `data:` paths are its own folder there, and fine.
+function configReach(
+  permissions: PluginPermissions | undefined,
+  settings: Pick<SandboxSettings, "configDir" | "workspace">,
+): string | undefined {
+  const config = resolve(settings.configDir);
+  for (const kind of ["read", "write", "run"] as const) {
+    for (const entry of permissions?.[kind] ?? []) {
+      if (typeof entry !== "string" || entry.startsWith("data:")) continue;
+      const path = resolve(settings.workspace, entry);
+      if (path === config || path.startsWith(config + sep)) {
+        return `${kind} ${entry}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+// The resolution recorded with the graph, which the process is held to; none without npm imports.
+function npmResolution(graph: ModuleGraph | undefined): { npm?: NpmResolution } {
+  if (graph?.npm === undefined) return {};
+  const packages: { [id: string]: { integrity?: string; dependencies?: readonly string[] } } = {};
+  for (const { name, version, integrity, dependencies } of graph.packages) {
+    packages[`${name}@${version}`] = {
+      ...(integrity !== undefined ? { integrity } : {}),
+      ...(dependencies !== undefined ? { dependencies } : {}),
+    };
+  }
+  return { npm: { specifiers: graph.npm, packages } };
 }
 
 async function isFolder(path: string): Promise<boolean> {

@@ -250,7 +250,8 @@ function grantDecider(context: CommandContext): GrantDecider | undefined {
       return true;
     };
   }
-  if (!Deno.stdin.isTerminal()) return undefined;
+  // The question is written to stdout: with stdout sent elsewhere it would be answered unseen.
+  if (!Deno.stdin.isTerminal() || !Deno.stdout.isTerminal()) return undefined;
   return (request) => {
     show(request);
     const answer = prompt(`Grant ${request.id} ${request.beyond.join(", ")}? [y/N]`);

@@ -74,8 +74,31 @@ export interface SpawnPluginOptions {
    * own module files do.
    */
   readonly protect?: readonly string[];
+  /**
+   * The npm resolution the plugin was accepted with: each `npm:` specifier its modules import
+   * with the version it resolved to, and each package (`name@version`) with its integrity and
+   * dependencies. Given, the process runs with a lock file of exactly that (`--lock --frozen`,
+   * written for it and removed when it ends), so a version range cannot load another version
+   * and an npm import the plugin did not have when it was accepted does not load.
+   */
+  readonly npm?: NpmResolution;
+  /** The lock file the process is held to (`--lock --frozen`): what `npm` is written to. */
+  readonly lockFile?: string;
   /** Receives each line the process writes to stderr. */
   readonly onLog?: (line: string) => void;
+}
+
+/** The npm resolution a plugin process is held to; see {@linkcode SpawnPluginOptions.npm}. */
+export interface NpmResolution {
+  /** Each `npm:` specifier imported, with the version it resolved to. */
+  readonly specifiers: { readonly [specifier: string]: string };
+  /** Each package by `name@version`. */
+  readonly packages: {
+    readonly [id: string]: {
+      readonly integrity?: string;
+      readonly dependencies?: readonly string[];
+    };
+  };
 }
 
 /** What {@linkcode pluginProcessCommand} builds: how to start the process. */
@@ -181,7 +204,9 @@ export function pluginProcessCommand(options: SpawnPluginOptions): PluginProcess
   const args = [
     "run",
     "--no-prompt",
-    "--no-lock",
+    ...(options.lockFile === undefined
+      ? ["--no-lock"]
+      : [`--lock=${options.lockFile}`, "--frozen"]),
     "--cached-only",
     "--node-modules-dir=none",
     ...(root === undefined ? ["--no-config"] : ["--config", join(root, "deno.json")]),
@@ -228,7 +253,8 @@ export function pluginProcessCommand(options: SpawnPluginOptions): PluginProcess
  * ```
  */
 export function spawnPluginProcess(options: SpawnPluginOptions): PluginProcess {
-  const command = pluginProcessCommand(options);
+  const lockFile = options.npm === undefined ? undefined : writeLockFile(options.npm);
+  const command = pluginProcessCommand(lockFile === undefined ? options : { ...options, lockFile });
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(command.command, {
@@ -246,9 +272,39 @@ export function spawnPluginProcess(options: SpawnPluginOptions): PluginProcess {
       : error instanceof Error
       ? error.message
       : String(error);
+    if (lockFile !== undefined) removeQuietly(lockFile);
     throw new PluginProcessError(options.pluginId, why, { cause: error });
   }
-  return new PluginProcess(child, options.onLog);
+  const spawned = new PluginProcess(child, options.onLog);
+  if (lockFile !== undefined) spawned.ended.finally(() => removeQuietly(lockFile));
+  return spawned;
+}
+
+// amber's own lock (from a checkout: the process loads amber's packages too) with the plugin's
+// resolution added; a plugin's entry wins where both name a specifier.
+function writeLockFile(npm: NpmResolution): string {
+  const root = sourceRoot();
+  let base: { specifiers?: Record<string, string>; npm?: Record<string, unknown> } = {};
+  if (root !== undefined) {
+    try {
+      base = JSON.parse(Deno.readTextFileSync(join(root, "deno.lock")));
+    } catch {
+      // No lock in the checkout: the plugin's resolution alone.
+    }
+  }
+  const lock = {
+    ...base,
+    version: "5",
+    specifiers: { ...base.specifiers, ...npm.specifiers },
+    npm: { ...base.npm, ...npm.packages },
+  };
+  const file = Deno.makeTempFileSync({ prefix: "amber-plugin-", suffix: ".lock" });
+  Deno.writeTextFileSync(file, JSON.stringify(lock));
+  return file;
+}
+
+function removeQuietly(file: string): void {
+  Deno.remove(file).catch(() => {});
 }
 
 /**

@@ -49,6 +49,7 @@ export default (api) => ({
 interface LockedGraph {
   readonly files: { path: string; sha256: string }[];
   readonly packages: { name: string; version: string; integrity?: string }[];
+  readonly npm?: Record<string, string>;
 }
 
 async function lockedGraph(config: string): Promise<LockedGraph | undefined> {
@@ -201,4 +202,27 @@ Deno.test("update of an id that is not added is a usage error naming the added p
   const result = await amber(join(tmp.dir, "config"), "plugins", "update", "nope");
   strictEqual(result.code, 2);
   match(result.err, /'nope' is not an added plugin; added plugins: \(none\)/);
+});
+
+Deno.test("a plugin's process is held to the npm versions recorded at add: a range does not resolve anew at start", async () => {
+  await using tmp = await tempDir();
+  const root = await Deno.realPath(tmp.dir);
+  const config = join(root, "config");
+  const file = await writePlugin(join(root, "greeter"), 'import ms from "npm:ms@^2.1.0";\nms;');
+  const run = (...args: string[]) =>
+    runAmber(config, args, { env: { INIT_CWD: config }, flags: ["--allow-run", "--no-lock"] });
+  const added = await run("plugins", "add", file);
+  strictEqual(added.code, 0, added.err);
+  const graph = await lockedGraph(config);
+  deepStrictEqual(graph?.npm, { "npm:ms@^2.1.0": "2.1.3" });
+  match((await run("plugins", "list")).out, /greeter .* active/);
+  // As if the plugin had been accepted when the range resolved to 2.1.2, and Deno's cache has
+  // only 2.1.3 now: the process does not quietly take 2.1.3.
+  const path = join(config, "plugins.lock.json");
+  const lock = JSON.parse(await Deno.readTextFile(path));
+  lock.plugins[0].graph.npm["npm:ms@^2.1.0"] = "2.1.2";
+  lock.plugins[0].graph.packages = [{ name: "ms", version: "2.1.2" }];
+  await Deno.writeTextFile(path, JSON.stringify(lock));
+  const list = await run("plugins", "list");
+  match(list.out, /greeter .* failed: .*ms.*2\.1\.2/);
 });

@@ -427,3 +427,27 @@ Deno.test("a grant of the whole workspace does not reach amber's config director
   const lock = await readPluginLock(config);
   deepStrictEqual(lock.plugins.map((entry) => entry.id), ["reach"]);
 });
+
+Deno.test("a plugin that asks for a path inside amber's config directory is refused at add, and a lock that grants one does not start it", async () => {
+  await using tmp = await tempDir();
+  const config = join(tmp.dir, "config");
+  const file = await writePlugin(join(tmp.dir, "grabber"), "grabber", "1.0.0", {
+    write: ["config/plugins.lock.json"],
+  });
+  const refused = await amber(config, "plugins", "add", file, "--grant");
+  strictEqual(refused.code, 1, refused.err);
+  match(
+    refused.err,
+    /asks for write config\/plugins\.lock\.json, which is amber's config directory/,
+  );
+  // Recorded by hand, as if an older amber had let it through: it is failed, not started.
+  const plain = await writePlugin(join(tmp.dir, "plain"), "plain");
+  strictEqual((await amber(config, "plugins", "add", plain)).code, 0);
+  const path = join(config, "plugins.lock.json");
+  const lock = JSON.parse(await Deno.readTextFile(path));
+  lock.plugins[0].grant = { write: ["config/plugins.lock.json"] };
+  await Deno.writeTextFile(path, JSON.stringify(lock));
+  const list = await amber(config, "plugins", "list");
+  match(list.out, /plain .* failed: .*its grant names write config\/plugins\.lock\.json/);
+  ok((await processesWith(`file://${plain}`)).length === 0);
+});
