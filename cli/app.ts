@@ -14,6 +14,7 @@ import { intOption, parseArgs, UsageError } from "./args.ts";
 import type { CliCommand, CommandContext, Io } from "./command.ts";
 import { ConfigFileError } from "./config_file.ts";
 import { type Host, openHost } from "./host.ts";
+import { plainText } from "./plain_text.ts";
 import { UnknownProviderError } from "./provider_settings.ts";
 import { terminalWidth } from "./text_table.ts";
 import { VERSION } from "./version.ts";
@@ -207,7 +208,7 @@ export async function main(
           configDir,
           workspace,
           onDiagnostic: extras?.onDiagnostic ??
-            ((d) => io.err(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`)),
+            ((d) => io.err(plainText(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`))),
         }),
     };
     if (entry === undefined) {
@@ -228,7 +229,7 @@ export async function main(
     }
     // Our own errors already say what and where; anything else keeps its class name.
     const ours = error instanceof AmberError || error instanceof ConfigFileError;
-    io.err(`amber: ${ours ? (error as Error).message : describeError(error)}`);
+    io.err(plainText(`amber: ${ours ? (error as Error).message : describeError(error)}`));
     if (error instanceof ConfigFileError) io.err("amber: `amber config check` lists every problem");
     return 1;
   } finally {

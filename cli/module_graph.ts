@@ -327,7 +327,9 @@ export function moduleGraphProblem(graph: unknown): string | undefined {
   }
   const { npm } = graph as { npm?: unknown };
   if (npm !== undefined) {
-    if (typeof npm !== "object" || npm === null || Array.isArray(npm)) return "npm is not an object";
+    if (typeof npm !== "object" || npm === null || Array.isArray(npm)) {
+      return "npm is not an object";
+    }
     for (const [specifier, version] of Object.entries(npm)) {
       if (typeof version !== "string") return `npm['${specifier}'] is not a version`;
     }

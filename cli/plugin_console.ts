@@ -5,6 +5,7 @@
  * @module
  */
 
+import { plainText } from "./plain_text.ts";
 import type {
   BoundAxis,
   CapabilityBound,
@@ -41,7 +42,7 @@ const CATEGORY_ORDER: readonly string[] = [
  */
 export function describeState(state: PluginState): string {
   return state.status === "failed" || state.status === "blocked"
-    ? `${state.status}: ${state.reason}`
+    ? `${state.status}: ${plainText(state.reason)}`
     : state.status;
 }
 

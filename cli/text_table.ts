@@ -5,6 +5,7 @@
  * @module
  */
 
+import { plainText } from "./plain_text.ts";
 import { cellWidth } from "@amber/core/cells";
 
 /**
@@ -36,7 +37,9 @@ export function padEndToCells(text: string, cells: number): string {
  * assert.equal(table(["name", "id"], [["中文", "x"]]), "name  id\n中文  x");
  * ```
  */
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+export function table(header: readonly string[], given: readonly (readonly string[])[]): string {
+  // A cell may quote a plugin (its name, why it failed): no escape sequence of its gets through.
+  const rows = given.map((row) => row.map((cell) => plainText(cell).replaceAll("\n", " ")));
   const widths = header.map((h, i) => Math.max(cellWidth(h), ...rows.map((r) => cellWidth(r[i]))));
   const line = (cells: readonly string[]): string =>
     cells.map((c, i) => padEndToCells(c, widths[i])).join("  ").trimEnd();

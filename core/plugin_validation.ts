@@ -9,6 +9,10 @@
 import { PluginRegistrationError } from "./errors.ts";
 import { type Plugin, PLUGIN_ID_PATTERN } from "./plugin.ts";
 
+// C0 and C1 controls and DEL: an escape sequence starts with one.
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
 /** The field of a plugin a {@linkcode PluginValidationError} is about. */
 export type PluginField =
   | "plugin"
@@ -153,6 +157,10 @@ export function pluginProblem(value: unknown): PluginProblem | undefined {
   if (typeof plugin.name !== "string" || plugin.name.trim() === "") {
     return { field: "name", detail: "name is empty or missing" };
   }
+  // Shown in lists and prompts as it is: an escape sequence in it would be the terminal's.
+  if (CONTROL.test(plugin.name)) {
+    return { field: "name", detail: "name holds a control character" };
+  }
   // Field by field rather than a loop over the names: a load whose name varies is megamorphic,
   // and this runs for every plugin a runtime registers (measured: bench/runtime_bench.ts).
   if (typeof plugin.initialize !== "function") return notA("initialize", "a function");
@@ -166,6 +174,12 @@ export function pluginProblem(value: unknown): PluginProblem | undefined {
   }
   if (plugin.description !== undefined && typeof plugin.description !== "string") {
     return notA("description", "a string");
+  }
+  if (plugin.description !== undefined && CONTROL.test(plugin.description)) {
+    return { field: "description", detail: "description holds a control character" };
+  }
+  if (plugin.category !== undefined && CONTROL.test(String(plugin.category))) {
+    return { field: "category", detail: "category holds a control character" };
   }
   if (plugin.category !== undefined && typeof plugin.category !== "string") {
     return notA("category", "a string");

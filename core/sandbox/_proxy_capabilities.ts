@@ -24,6 +24,7 @@ export function proxyCapabilities(
   link: ProxyLink,
   board: RenderBoard,
   dialect: DialectProxy,
+  grantedEnv: readonly string[] = [],
 ): Capability[] {
   // The providers whose key its wallets and allowances may be given: its own presets.
   const own = new Set(
@@ -44,6 +45,17 @@ export function proxyCapabilities(
         return proxyCommand(descriptor, link);
       case "provider": {
         const { name, flavor, presets } = descriptor;
+        // A preset names the variable its key is read from, and amber hands that key to the
+        // plugin's dialect: only a variable the user granted the plugin (`permissions.env`), or
+        // any plugin could name OPENAI_API_KEY and be handed another provider's key.
+        for (const preset of presets) {
+          if (preset.keyEnv !== undefined && !grantedEnv.includes(preset.keyEnv)) {
+            throw new TypeError(
+              `preset '${preset.name}' of plugin '${link.pluginId}' reads its key from ` +
+                `${preset.keyEnv}, which the plugin was not granted (permissions.env)`,
+            );
+          }
+        }
         return descriptor.dialect
           ? { kind: "provider", name, flavor, presets, dialect: dialect(flavor) }
           : { kind: "provider", name, flavor, presets };

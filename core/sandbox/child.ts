@@ -166,6 +166,9 @@ export class PluginImportError extends AmberError {
  * ```
  */
 export async function runPluginProcess(specifier: string): Promise<never> {
+  // Taken before the plugin is imported: a plugin that replaces `Deno.exit` must not keep its
+  // process alive once amber is gone (stdin closed).
+  const exit: (code?: number) => never = Deno.exit.bind(Deno);
   const peer = new RpcPeer({ input: Deno.stdin.readable, output: Deno.stdout.writable });
   const log = (level: string, message: string) => peer.notify(Method.log, { level, message });
   routeConsole(console, log);
@@ -178,7 +181,7 @@ export async function runPluginProcess(specifier: string): Promise<never> {
   exported.catch(() => {});
   await servePlugin(exported, peer, { source: file });
   // The plugin's own timers must not keep an orphan alive.
-  Deno.exit(0);
+  return exit(0);
 }
 
 async function importDefault(specifier: string): Promise<unknown> {

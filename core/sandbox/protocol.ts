@@ -176,7 +176,10 @@ export interface InitializeParams {
   readonly pluginId: string;
   /** The workspace root. */
   readonly workspace: string;
-  /** The host configuration (the `AmberConfig`), as JSON. */
+  /**
+   * The host configuration (the `AmberConfig`), as JSON, with `plugins` holding this plugin's
+   * section only: other plugins' sections may hold their tokens.
+   */
   readonly config: unknown;
   /** The plugin's section of it, undecoded: the plugin process decodes it with its schema. */
   readonly section: unknown;
@@ -498,7 +501,7 @@ export interface EventParams {
 
 /** `config.changed` params. */
 export interface ConfigChangedParams {
-  /** The host configuration now. */
+  /** The host configuration now, with `plugins` holding this plugin's section only. */
   readonly config: unknown;
   /** The plugin's section now, undecoded. */
   readonly section: unknown;

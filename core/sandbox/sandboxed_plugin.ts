@@ -277,6 +277,7 @@ class Sandbox implements ProxyLink {
           this,
           this.#board,
           (flavor) => () => proxyDialect(this, flavor),
+          manifest.permissions?.env ?? [],
         ),
     };
     const { description, category, enabledByDefault, requires, bound, permissions } = manifest;
@@ -358,7 +359,7 @@ class Sandbox implements ProxyLink {
     const params: InitializeParams = {
       pluginId: this.#id,
       workspace: context.workspace.root,
-      config,
+      config: ownConfig(config, this.#id),
       section,
       tools: this.#toolInfos(context.tools),
       services: ui === undefined ? {} : { ui: { interactive: ui.interactive } },
@@ -524,7 +525,7 @@ class Sandbox implements ProxyLink {
     if (config === this.#config && section === this.#section) return;
     this.#config = config;
     this.#section = section;
-    this.notify(Method.configChanged, { config, section });
+    this.notify(Method.configChanged, { config: ownConfig(config, this.#id), section });
   }
 
   #toolInfos(tools: ToolView): ToolInfo[] {
@@ -532,6 +533,13 @@ class Sandbox implements ProxyLink {
     this.#toolList = list;
     return toolInfos(list);
   }
+}
+
+// What of the configuration crosses to a plugin's process: everything but the other plugins'
+// sections, which may hold their tokens and are none of its business.
+function ownConfig(config: AmberConfig, id: string): AmberConfig {
+  const own = config.plugins?.[id];
+  return { ...config, plugins: own === undefined ? {} : { [id]: own } };
 }
 
 function toolInfos(tools: readonly ToolEntry[]): ToolInfo[] {

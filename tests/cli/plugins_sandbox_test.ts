@@ -451,3 +451,32 @@ Deno.test("a plugin that asks for a path inside amber's config directory is refu
   match(list.out, /plain .* failed: .*its grant names write config\/plugins\.lock\.json/);
   ok((await processesWith(`file://${plain}`)).length === 0);
 });
+
+Deno.test("a plugin's escape sequences never reach the terminal: a name with one is refused, a thrown one is printed without it", async () => {
+  await using tmp = await tempDir();
+  const config = join(tmp.dir, "config");
+  const named = join(tmp.dir, "named", "mod.js");
+  await Deno.mkdir(dirname(named), { recursive: true });
+  await Deno.writeTextFile(
+    named,
+    'export default { id: "named", version: "1.0.0", name: "Esc\\u001b]0;PWNED\\u0007", ' +
+      "initialize: () => true, shutdown() {}, capabilities: () => [] };\n",
+  );
+  const refused = await amber(config, "plugins", "add", named);
+  strictEqual(refused.code, 1, refused.err);
+  match(refused.err, /name holds a control character/);
+  ok(!refused.err.includes("\x1b") && !refused.out.includes("\x1b"));
+
+  const thrower = join(tmp.dir, "thrower", "mod.js");
+  await Deno.mkdir(dirname(thrower), { recursive: true });
+  await Deno.writeTextFile(
+    thrower,
+    'export default { id: "thrower", version: "1.0.0", name: "Thrower", ' +
+      'initialize() { throw new Error("\\u001b]52;c;aGk=\\u0007boom\\u001b[2J"); }, ' +
+      "shutdown() {}, capabilities: () => [] };\n",
+  );
+  const added = await amber(config, "plugins", "add", thrower);
+  const list = await amber(config, "plugins", "list");
+  for (const text of [added.out, added.err, list.out, list.err]) ok(!text.includes("\x1b"), text);
+  match(list.err + list.out, /boom/);
+});

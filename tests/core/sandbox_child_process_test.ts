@@ -113,3 +113,12 @@ Deno.test("a real plugin process answers describe with the import's failure, nam
     await child.stderr.cancel();
   }
 });
+
+Deno.test("a plugin that replaces Deno.exit and keeps a timer still ends with its stdin", async () => {
+  const { child, host, describe } = spawnFixture("stubborn.ts");
+  assert.equal((await describe()).id, "stubborn");
+  await host.close();
+  assert.equal((await child.status).code, 0);
+  await host.closed;
+  await child.stderr.cancel();
+});

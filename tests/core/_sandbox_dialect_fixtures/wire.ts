@@ -11,6 +11,7 @@ export default {
   version: "1.0.0",
   name: "Wire",
   bound: { flavors: { kind: "any" }, presets: { kind: "any" } },
+  permissions: { env: ["WIRE_KEY"] },
   initialize: () => true,
   shutdown: () => {},
   capabilities: () => [{
