@@ -133,6 +133,12 @@ export interface SandboxedPluginOptions extends SpawnPluginOptions {
   readonly importTimeoutMs: number;
   /** Told once when the process ends while the plugin is active; wire it to `PluginRuntime.fail`. */
   readonly onFault?: (fault: SandboxFault) => void;
+  /**
+   * How often an active plugin's process is asked whether it still answers (ms; 10,000 by
+   * default). One that does not within the `hook` deadline is killed: a plugin that spins where
+   * no call of amber's waits on it (a timer, a render-only plugin) is found all the same.
+   */
+  readonly livenessMs?: number;
 }
 
 /** A plugin running in its own process, as the host holds it. */
@@ -163,6 +169,8 @@ export class SandboxedPluginError extends AmberError {
 }
 
 // How long a plugin is given to answer `shutdown` before its process is stopped anyway.
+// How often an active plugin process is checked for an answer.
+const LIVENESS_MS = 10_000;
 const SHUTDOWN_MS = 1_000;
 // How long to wait for a process's verdict once its connection closed.
 const VERDICT_MS = 1_000;
@@ -210,6 +218,8 @@ class Sandbox implements ProxyLink {
   #config: unknown;
   #section: unknown;
   #toolList: readonly ToolEntry[] | undefined;
+  // Calls in flight (a liveness check waits while there is one).
+  #calls = 0;
 
   constructor(options: SandboxedPluginOptions) {
     this.#options = options;
@@ -318,6 +328,7 @@ class Sandbox implements ProxyLink {
     const config = this.#hostConfig();
     let deadlineMs = timeoutFor(config, seam, this.#id);
     if (options.withGrace) deadlineMs += timeoutFor(config, "toolGrace", this.#id);
+    this.#calls++;
     return connection.call<T>(method, params, {
       deadlineMs,
       what,
@@ -326,7 +337,7 @@ class Sandbox implements ProxyLink {
     }).catch(async (error) => {
       if (!(error instanceof PeerClosedError)) throw error;
       throw new PluginEndedError(this.#id, await verdict(connection), { cause: error });
-    });
+    }).finally(() => this.#calls--);
   }
 
   notify(method: string, params?: unknown): void {
@@ -389,6 +400,7 @@ class Sandbox implements ProxyLink {
     this.#live = ready.liveVersion ?? 0;
     this.#board.reset(ready.capabilities);
     this.#active = true;
+    this.#watch(connection);
     return true;
   }
 
@@ -404,6 +416,31 @@ class Sandbox implements ProxyLink {
       }).catch(() => {});
     }
     await connection.stop();
+  }
+
+  // Asks the process now and then for its manifest (it answers from memory): a spinning one
+  // misses the deadline and is killed, which fails the plugin with the reason.
+  #watch(connection: PluginConnection): void {
+    const every = this.#options.livenessMs ?? LIVENESS_MS;
+    const timer = setInterval(() => {
+      if (this.#connection !== connection || !this.#active) {
+        clearInterval(timer);
+        return;
+      }
+      // A call in flight has its own deadline: a long tool is not a spin, and is not cut short.
+      if (this.#calls > 0) return;
+      const params: DescribeParams = {
+        protocolVersion: PROTOCOL_VERSION,
+        hostVersion: this.#options.hostVersion,
+      };
+      connection.call(Method.describe, params, {
+        deadlineMs: timeoutFor(this.#hostConfig(), "hook", this.#id),
+        what: `plugin '${this.#id}': a liveness check`,
+      }).catch(() => {});
+    }, every);
+    // Never what keeps amber running.
+    Deno.unrefTimer(timer);
+    connection.ended.finally(() => clearInterval(timer));
   }
 
   // The process is no longer this plugin's: its end is no fault, and calls say `why`.
