@@ -204,7 +204,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   for (const plugin of plugins) runtime.register(plugin);
   const added = options.thirdParty === false
     ? undefined
-    : await registerThirdParty(runtime, dir, faults, workspace, options.onDiagnostic);
+    : await registerThirdParty(runtime, dir, faults, processes, workspace, options.onDiagnostic);
   claimFlavors(registries, [...plugins, ...(added?.plugins ?? [])]);
   faults.start(runtime);
   await runtime.start();
@@ -240,6 +240,7 @@ async function registerThirdParty(
   runtime: PluginRuntime,
   configDir: string,
   faults: HostFaults,
+  processes: HostProcesses,
   workspace: string,
   onDiagnostic: ((diagnostic: Diagnostic) => void) | undefined,
 ): Promise<ThirdPartyPlugins | undefined> {
@@ -248,6 +249,8 @@ async function registerThirdParty(
   return await registerThirdPartyPlugins(runtime, configDir, {
     faults,
     workspace,
+    // Recorded like a tool's processes: the next start stops one a kill -9 left spinning.
+    onSpawn: (pluginId, started) => processes.track(started, ["amber plugin process", pluginId]),
     ...(onDiagnostic !== undefined
       ? {
         onLog: (pluginId: string, message: string) =>

@@ -18,6 +18,7 @@ import {
   type SandboxedPlugin,
   SandboxedPluginError,
   type SandboxFault,
+  type SpawnedPluginProcess,
 } from "@amber/core/sandbox";
 import { graphFolder, type ModuleGraph } from "./module_graph.ts";
 import { usesDataFolder } from "./plugin_grant.ts";
@@ -38,6 +39,8 @@ export interface SandboxSettings {
   readonly onFault?: (fault: SandboxFault) => void;
   /** Receives what a plugin's process logs (its console, its stderr). */
   readonly onLog?: (pluginId: string, line: string) => void;
+  /** Told of each process started for a recorded plugin, to record it for after a kill -9. */
+  readonly onSpawn?: (pluginId: string, started: SpawnedPluginProcess) => void;
 }
 
 /**
@@ -205,6 +208,9 @@ export async function startSandboxed(
       ...(settings.onFault !== undefined ? { onFault: settings.onFault } : {}),
       ...(settings.onLog !== undefined
         ? { onLog: (line: string) => settings.onLog?.(id, line) }
+        : {}),
+      ...(settings.onSpawn !== undefined
+        ? { onSpawn: (started: SpawnedPluginProcess) => settings.onSpawn?.(id, started) }
         : {}),
     });
   } catch (error) {

@@ -21,7 +21,12 @@ import {
   timeoutFor,
   withDeadline,
 } from "@amber/core";
-import { checkPermissions, exceedsGrant, type SandboxedPlugin } from "@amber/core/sandbox";
+import {
+  checkPermissions,
+  exceedsGrant,
+  type SandboxedPlugin,
+  type SpawnedPluginProcess,
+} from "@amber/core/sandbox";
 import { noteAbandonedWork } from "./containment.ts";
 import type { FaultRecord } from "./fault_record.ts";
 import { graphFolder } from "./module_graph.ts";
@@ -59,6 +64,8 @@ export interface ThirdPartyStartOptions {
   readonly workspace?: string;
   /** Receives what a sandboxed plugin's process logs. */
   readonly onLog?: (pluginId: string, line: string) => void;
+  /** Told of each plugin process started, to record it (see `SpawnPluginOptions.onSpawn`). */
+  readonly onSpawn?: (pluginId: string, started: SpawnedPluginProcess) => void;
 }
 
 /** What {@linkcode registerThirdPartyPlugins} registered. */
@@ -129,6 +136,7 @@ export async function registerThirdPartyPlugins(
     workspace: options.workspace ?? Deno.cwd(),
     onFault: (fault) => runtime.fail(fault.pluginId, fault.where, fault.message),
     ...(options.onLog !== undefined ? { onLog: options.onLog } : {}),
+    ...(options.onSpawn !== undefined ? { onSpawn: options.onSpawn } : {}),
   };
   const taken = new Set(runtime.ids());
   // Loaded side by side, registered in lock order, so the order never depends on timing.

@@ -84,8 +84,24 @@ export interface SpawnPluginOptions {
   readonly npm?: NpmResolution;
   /** The lock file the process is held to (`--lock --frozen`): what `npm` is written to. */
   readonly lockFile?: string;
+  /**
+   * Told of the process as soon as it runs, as the leader of a process group of its own: a host
+   * records it (pid and start time) so that the next start stops one that a host killed outright
+   * left behind while it spun and could not see its stdin close.
+   */
+  readonly onSpawn?: (started: SpawnedPluginProcess) => void;
   /** Receives each line the process writes to stderr. */
   readonly onLog?: (line: string) => void;
+}
+
+/** A plugin process as a host records it: the leader of its own process group. */
+export interface SpawnedPluginProcess {
+  /** The process id, which is also its group's id. */
+  readonly pid: number;
+  /** Settles when the process has ended. */
+  readonly finished: Promise<unknown>;
+  /** Stops it; resolves when it is gone. */
+  stop(): Promise<unknown>;
 }
 
 /** The npm resolution a plugin process is held to; see {@linkcode SpawnPluginOptions.npm}. */
@@ -265,6 +281,9 @@ export function spawnPluginProcess(options: SpawnPluginOptions): PluginProcess {
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
+      // Its own process group: a kill ends the commands it was granted to start too, and a
+      // record of it can stop the whole group later.
+      detached: true,
     }).spawn();
   } catch (error) {
     const why = error instanceof Deno.errors.NotFound
@@ -277,6 +296,11 @@ export function spawnPluginProcess(options: SpawnPluginOptions): PluginProcess {
   }
   const spawned = new PluginProcess(child, options.onLog);
   if (lockFile !== undefined) spawned.ended.finally(() => removeQuietly(lockFile));
+  try {
+    options.onSpawn?.({ pid: child.pid, finished: spawned.ended, stop: () => spawned.stop() });
+  } catch {
+    // A host that cannot record it still has it: the record is for after a kill -9.
+  }
   return spawned;
 }
 
@@ -412,9 +436,14 @@ export class PluginProcess implements PluginConnection {
 
   #signal(): void {
     try {
-      this.#child.kill("SIGKILL");
+      // The group: what the plugin started with a `run` grant ends with it.
+      Deno.kill(-this.#child.pid, "SIGKILL");
     } catch {
-      // It exited between the check and the kill.
+      try {
+        this.#child.kill("SIGKILL");
+      } catch {
+        // It exited between the check and the kill.
+      }
     }
   }
 }

@@ -103,3 +103,36 @@ Deno.test("switching a sandboxed plugin off ends its process; on starts a new on
     if (!closed) await host.close();
   }
 });
+
+Deno.test("a plugin process that spins while amber is killed outright is stopped by amber's next start", async () => {
+  await using scene = await openScene();
+  await addFixture(scene, "spin_later.js");
+  scene.server.script({ text: "late", fault: { kind: "slowFirstByte", delayMs: 60_000 } });
+  const amber = spawnRun(scene);
+  let plugin: ProcessInfo | undefined;
+  try {
+    plugin = await pluginChildOf(scene, amber.pid);
+    await until(
+      () => Promise.resolve(scene.server.chats.length > 0 || undefined),
+      "the model call",
+    );
+    // Spinning by now: it will not see its stdin close.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    amber.kill("SIGKILL");
+    await amber.status;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    ok(await isAlive(plugin.pid), "a spinning process outlives a kill -9 until the next start");
+    const next = spawnAmber(scene, ["plugins", "list"]);
+    const { stderr } = await next.output();
+    await gone(plugin.pid, 10_000);
+    ok(new TextDecoder().decode(stderr).includes("amber plugin process"), "the start says so");
+  } finally {
+    try {
+      amber.kill("SIGKILL");
+    } catch {
+      // Already ended.
+    }
+    await amber.status;
+    if (plugin !== undefined && await isAlive(plugin.pid)) Deno.kill(plugin.pid, "SIGKILL");
+  }
+});
