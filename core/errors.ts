@@ -142,3 +142,22 @@ export function describeError(error: unknown): string {
   }
   return String(error);
 }
+
+/**
+ * What kind of value `value` is, for a message that says what was expected instead: `null`,
+ * `an array`, `an object`, or its `typeof`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { describeValueType } from "@amber/core";
+ * assert.equal(describeValueType([]), "an array");
+ * assert.equal(describeValueType(null), "null");
+ * assert.equal(describeValueType(5), "number");
+ * ```
+ */
+export function describeValueType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : typeof value;
+}

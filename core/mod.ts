@@ -98,6 +98,7 @@ export type { Registries } from "./registries.ts";
 export {
   defineTool,
   type FromJsonSchema,
+  isToolResult,
   type JsonSchema,
   type StandardJsonSchema,
   type StandardResult,
@@ -274,6 +275,7 @@ export { type DecodedSection, decodePluginConfig } from "./plugin_config.ts";
 export {
   AmberError,
   describeError,
+  describeValueType,
   PluginFaultError,
   PluginRegistrationError,
   PluginStateError,

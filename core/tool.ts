@@ -66,6 +66,27 @@ export interface ToolResult {
   readonly data?: unknown;
 }
 
+/**
+ * Whether `value` has the shape of a {@linkcode ToolResult}: a boolean `ok`, a string `output`,
+ * and `error`, when present, a string. What a plugin returns is checked with it before anything
+ * else reads it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isToolResult } from "@amber/core";
+ * assert.equal(isToolResult({ ok: true, output: "" }), true);
+ * assert.equal(isToolResult({ ok: "yes", output: "" }), false);
+ * assert.equal(isToolResult({ ok: false, output: "", error: 5 }), false);
+ * ```
+ */
+export function isToolResult(value: unknown): value is ToolResult {
+  if (typeof value !== "object" || value === null) return false;
+  const { ok, output, error } = value as Partial<Record<keyof ToolResult, unknown>>;
+  return typeof ok === "boolean" && typeof output === "string" &&
+    (error === undefined || typeof error === "string");
+}
+
 /** What a tool receives besides its arguments. */
 export interface ToolCallContext {
   /** Aborted when the run is cancelled; long work must stop when it fires. */

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { describeValueType } from "./errors.ts";
 import type { JsonSchema, StandardJsonSchema, StandardResult } from "./tool.ts";
 
 /** A tool's parameters, ready: the JSON Schema, and the Standard Schema's check when it has one. */
@@ -55,7 +56,9 @@ export function prepareParameters(parameters: unknown, label: string): PreparedP
     return `${label}: its parameters cannot be converted to JSON Schema: ${messageOf(error)}`;
   }
   if (typeof converted !== "object" || converted === null) {
-    return `${label}: its parameters converted to ${typeName(converted)}, not a JSON Schema object`;
+    return `${label}: its parameters converted to ${
+      describeValueType(converted)
+    }, not a JSON Schema object`;
   }
   const { $schema: _dialect, ...schema } = converted;
   return { schema, standard };
@@ -93,12 +96,6 @@ export async function checkStandardArguments(
     return `${keys.length ? keys.join(".") : "arguments"}: ${issue.message}`;
   }).join("; ");
   return { ok: false, error };
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : typeof value;
 }
 
 function messageOf(error: unknown): string {

@@ -38,9 +38,11 @@ import {
   checkStandardArguments,
   declined,
   deepFreeze,
+  describeValueType,
   failed,
   installed,
   type InstallResult,
+  isToolResult,
   type JsonSchema,
   type PluginServices,
   prepareParameters,
@@ -184,7 +186,7 @@ export function createToolRegistry(): ToolRegistry {
     if (!Array.isArray(tools)) {
       return failed(
         `${capabilityLabel(capability, owner)} failed: tools must be an array of tools, got ${
-          typeName(tools)
+          describeValueType(tools)
         }`,
       );
     }
@@ -338,7 +340,7 @@ async function run(
   }
   if (!isToolResult(result)) {
     return errorResult(
-      `tool '${name}' failed: it returned ${typeName(result)} instead of a ToolResult`,
+      `tool '${name}' failed: it returned ${describeValueType(result)} instead of a ToolResult`,
     );
   }
   return result;
@@ -347,11 +349,13 @@ async function run(
 // Checks one tool and converts its parameters; returns the slot, or the error text.
 function prepare(owner: string, capability: ToolCapability, tool: Tool): ToolSlot | string {
   if (typeof tool !== "object" || tool === null) {
-    return `${capabilityLabel(capability, owner)} returned ${typeName(tool)} instead of a tool`;
+    return `${capabilityLabel(capability, owner)} returned ${
+      describeValueType(tool)
+    } instead of a tool`;
   }
   const name: unknown = tool.name;
   if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
-    return `tool name ${typeof name === "string" ? `'${name}'` : typeName(name)} from ${
+    return `tool name ${typeof name === "string" ? `'${name}'` : describeValueType(name)} from ${
       ownerLabel(owner)
     } is not valid: a name is 1-64 of A-Z a-z 0-9 _ -`;
   }
@@ -489,18 +493,6 @@ function collision(name: string, owner: string, holder: string): string {
   return `tool '${name}' from ${ownerLabel(owner)} collides with the tool of ${ownerLabel(holder)}`;
 }
 
-function isToolResult(value: unknown): value is ToolResult {
-  return typeof value === "object" && value !== null &&
-    typeof (value as ToolResult).ok === "boolean" &&
-    typeof (value as ToolResult).output === "string";
-}
-
 function errorResult(error: string): ToolResult {
   return { ok: false, output: "", error };
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : typeof value;
 }

@@ -12,7 +12,7 @@ import type { GateCapability, GateInput, GateOutcome } from "../hooks.ts";
 import { timeoutFor, withDeadline } from "../limits.ts";
 import type { NamedEntry } from "../registry.ts";
 import type { PluginRuntime } from "../runtime.ts";
-import type { ToolResult } from "../tool.ts";
+import { isToolResult } from "../tool.ts";
 import { faultText } from "./_fault_text.ts";
 
 /** What the gate chain needs of the runtime: its config (deadlines) and its diagnostics. */
@@ -151,25 +151,6 @@ export function checkOutcome(value: unknown): GateOutcome | string {
     default:
       return `an unknown outcome kind ${describe(kind)}`;
   }
-}
-
-/**
- * Whether `value` is a {@linkcode ToolResult}: `ok` a boolean, `output` a string, `error` absent
- * or a string.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { isToolResult } from "./_gates.ts";
- * assert.equal(isToolResult({ ok: true, output: "" }), true);
- * assert.equal(isToolResult({ ok: "yes", output: "" }), false);
- * ```
- */
-export function isToolResult(value: unknown): value is ToolResult {
-  if (typeof value !== "object" || value === null) return false;
-  const result = value as Record<string, unknown>;
-  return typeof result.ok === "boolean" && typeof result.output === "string" &&
-    (result.error === undefined || typeof result.error === "string");
 }
 
 function nonEmpty(value: unknown): value is string {

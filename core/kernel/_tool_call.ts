@@ -17,7 +17,8 @@ import type { ToolCall } from "../message.ts";
 import { deepFreeze } from "../read_only.ts";
 import type { ToolResult } from "../tool.ts";
 import { faultText } from "./_fault_text.ts";
-import { decideGates, isToolResult } from "./_gates.ts";
+import { decideGates } from "./_gates.ts";
+import { isToolResult } from "../tool.ts";
 import { runTool } from "./_tool_deadline.ts";
 import type { RunEvent, RunOptions } from "./run_types.ts";
 

@@ -16,6 +16,7 @@ import type {
 import type { DialectFactory } from "../provider.ts";
 import type { PluginServices } from "../services.ts";
 import type { Tool } from "../tool.ts";
+import { describeValueType } from "../errors.ts";
 import type { WalletCapability } from "../wallet.ts";
 import type { CapabilityDescriptor, ToolDescriptor } from "./protocol.ts";
 import type { Renders } from "./_child_renders.ts";
@@ -55,18 +56,7 @@ export interface ServedCapabilities {
 }
 
 /** No capabilities: what a plugin serves before `initialize` and after `shutdown`. */
-export const NOTHING_SERVED: ServedCapabilities = Object.freeze({
-  descriptors: [],
-  tools: new Map(),
-  commands: new Map(),
-  hooks: new Map(),
-  gates: new Map(),
-  guards: new Map(),
-  actions: new Map(),
-  wallets: new Map(),
-  allowances: new Map(),
-  dialects: new Map(),
-});
+export const NOTHING_SERVED: ServedCapabilities = Object.freeze(emptyTables());
 
 /**
  * Resolves `capabilities` (what `Plugin.capabilities()` returned) for plugin `owner`: the
@@ -80,21 +70,12 @@ export function serveCapabilities(
   renders: Renders,
 ): ServedCapabilities | string {
   if (!Array.isArray(capabilities)) {
-    return `plugin '${owner}': capabilities() returned ${typeName(capabilities)}, not a list`;
+    return `plugin '${owner}': capabilities() returned ${
+      describeValueType(capabilities)
+    }, not a list`;
   }
   renders.clear();
-  const served: Building = {
-    descriptors: [],
-    tools: new Map(),
-    commands: new Map(),
-    hooks: new Map(),
-    gates: new Map(),
-    guards: new Map(),
-    actions: new Map(),
-    wallets: new Map(),
-    allowances: new Map(),
-    dialects: new Map(),
-  };
+  const served = emptyTables();
   for (const item of capabilities as readonly unknown[]) {
     const problem = serveOne(owner, item as Capability, services, renders, served);
     if (problem !== undefined) return problem;
@@ -116,6 +97,21 @@ interface Building {
   readonly dialects: Map<string, DialectFactory>;
 }
 
+function emptyTables(): Building {
+  return {
+    descriptors: [],
+    tools: new Map(),
+    commands: new Map(),
+    hooks: new Map(),
+    gates: new Map(),
+    guards: new Map(),
+    actions: new Map(),
+    wallets: new Map(),
+    allowances: new Map(),
+    dialects: new Map(),
+  };
+}
+
 function serveOne(
   owner: string,
   capability: Capability,
@@ -124,7 +120,7 @@ function serveOne(
   served: Building,
 ): string | undefined {
   if (typeof capability !== "object" || capability === null) {
-    return `plugin '${owner}': a capability is ${typeName(capability)}, not an object`;
+    return `plugin '${owner}': a capability is ${describeValueType(capability)}, not an object`;
   }
   const label = `${capability.kind} '${capability.name}' of plugin '${owner}'`;
   const missing = (method: string) => `${label} has no ${method} function`;
@@ -254,13 +250,13 @@ function serveTools(
     return `${label} failed: ${messageOf(error)}`;
   }
   if (!Array.isArray(tools)) {
-    return `${label} failed: tools must be an array of tools, got ${typeName(tools)}`;
+    return `${label} failed: tools must be an array of tools, got ${describeValueType(tools)}`;
   }
   const table = new Map<string, ServedTool>();
   const descriptors: ToolDescriptor[] = [];
   for (const tool of tools as readonly Tool[]) {
     if (typeof tool !== "object" || tool === null) {
-      return `${label} returned ${typeName(tool)} instead of a tool`;
+      return `${label} returned ${describeValueType(tool)} instead of a tool`;
     }
     if (typeof tool.name !== "string") return `${label}: a tool's name is not a string`;
     const toolLabel = `tool '${tool.name}' from plugin '${owner}'`;
@@ -280,10 +276,4 @@ function serveTools(
     descriptors.push(descriptor);
   }
   return { table, descriptors };
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : typeof value;
 }

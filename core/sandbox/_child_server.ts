@@ -5,13 +5,13 @@
 // way, and only data crosses.
 
 import type { AccountRequest } from "../wallet.ts";
-import { describeError } from "../errors.ts";
+import { describeError, describeValueType } from "../errors.ts";
 import type { AmberEvents } from "../events.ts";
 import type { Plugin } from "../plugin.ts";
 import { decodePluginConfig } from "../plugin_config.ts";
 import { createPluginHostApi, pluginFromExport } from "../plugin_module.ts";
 import { pluginProblem, PluginValidationError, validatePlugin } from "../plugin_validation.ts";
-import type { ToolResult } from "../tool.ts";
+import { isToolResult, type ToolResult } from "../tool.ts";
 import { type RpcCall, RpcError, RpcErrorCode, type RpcPeer } from "./json_rpc.ts";
 import {
   type AccountFetchParams,
@@ -401,7 +401,7 @@ export class PluginServer {
     }
     if (!isToolResult(result)) {
       return errorResult(
-        `tool '${name}' failed: it returned ${typeName(result)} instead of a ToolResult`,
+        `tool '${name}' failed: it returned ${describeValueType(result)} instead of a ToolResult`,
       );
     }
     return result;
@@ -428,7 +428,7 @@ export class PluginServer {
     }
     const text: unknown = await handler(params.arg);
     if (typeof text !== "string") {
-      throw new Error(`command '${command.root}' returned ${typeName(text)}, not text`);
+      throw new Error(`command '${command.root}' returned ${describeValueType(text)}, not text`);
     }
     return text;
   }
@@ -511,18 +511,6 @@ function argumentsOf(args: unknown): { value: unknown } | string {
   }
 }
 
-function isToolResult(value: unknown): value is ToolResult {
-  return typeof value === "object" && value !== null &&
-    typeof (value as ToolResult).ok === "boolean" &&
-    typeof (value as ToolResult).output === "string";
-}
-
 function errorResult(error: string): ToolResult {
   return { ok: false, output: "", error };
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : typeof value;
 }

@@ -4,7 +4,7 @@
 // `$/progress`. Whatever goes wrong on the way is an error result, as a tool's failure is.
 
 import { describeError } from "../errors.ts";
-import type { Tool, ToolCallContext, ToolResult } from "../tool.ts";
+import { isToolResult, type Tool, type ToolCallContext, type ToolResult } from "../tool.ts";
 import type { ToolCapability } from "../tool_capability.ts";
 import type { ProxyLink } from "./_proxy_link.ts";
 import {
@@ -60,11 +60,4 @@ function proxyTool(capability: string, descriptor: ToolDescriptor, link: ProxyLi
     };
   }
   return tool;
-}
-
-function isToolResult(value: unknown): value is ToolResult {
-  if (typeof value !== "object" || value === null) return false;
-  const { ok, output, error } = value as Partial<Record<keyof ToolResult, unknown>>;
-  return typeof ok === "boolean" && typeof output === "string" &&
-    (error === undefined || typeof error === "string");
 }
