@@ -20,12 +20,11 @@
  * @module
  */
 
-import type { CapabilityBound } from "../bound.ts";
 import type { CommandNode } from "../command.ts";
 import type { ChatRequest, ProviderSettings, StreamEvent } from "../dialect.ts";
 import type { AmberEvents } from "../events.ts";
 import type { PhaseHookPoint } from "../hooks.ts";
-import type { PluginPermissions } from "../plugin.ts";
+import type { Plugin } from "../plugin.ts";
 import type { Message, ToolCall } from "../message.ts";
 import type { Preset } from "../provider.ts";
 import type { StatusSnapshot, StatusText } from "../status.ts";
@@ -127,27 +126,21 @@ export interface DescribeParams {
 }
 
 /** `describe`: the plugin as its module exports it, checked by the same validator as `register`. */
-export interface PluginManifest {
+export interface PluginManifest extends
+  Pick<
+    Plugin,
+    | "id"
+    | "version"
+    | "name"
+    | "description"
+    | "category"
+    | "enabledByDefault"
+    | "requires"
+    | "bound"
+    | "permissions"
+  > {
   /** The protocol version the plugin process speaks. */
   readonly protocolVersion: number;
-  /** `Plugin.id`. */
-  readonly id: string;
-  /** `Plugin.version`. */
-  readonly version: string;
-  /** `Plugin.name`. */
-  readonly name: string;
-  /** `Plugin.description`. */
-  readonly description?: string;
-  /** `Plugin.category`. */
-  readonly category?: string;
-  /** `Plugin.enabledByDefault`. */
-  readonly enabledByDefault?: boolean;
-  /** `Plugin.requires`. */
-  readonly requires?: { readonly [pluginId: string]: string };
-  /** `Plugin.bound`. */
-  readonly bound?: CapabilityBound;
-  /** `Plugin.permissions`. */
-  readonly permissions?: PluginPermissions;
   /** Whether it has `liveVersion`. */
   readonly live: boolean;
   /** Whether it has `tick`. */

@@ -24,7 +24,6 @@ Deno.test("a plugin spinning from a timer, with nothing amber calls, is killed b
   try {
     runtime.register(sandboxed.plugin);
     await runtime.start();
-    const pid = sandboxed.pid;
     for (let i = 0; i < 100 && runtime.state("timer_spin").status === "active"; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -35,7 +34,6 @@ Deno.test("a plugin spinning from a timer, with nothing amber calls, is killed b
       state.status === "failed" ? state.reason : "",
       /killed: plugin 'timer_spin': a liveness check did not answer within 300 ms/,
     );
-    assert.ok(pid !== undefined);
   } finally {
     await runtime.stop();
     await sandboxed.close();
