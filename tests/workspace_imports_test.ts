@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const MEMBERS = ["core", "registries", "providers", "plugins", "cli"];
+const MEMBERS = ["core", "registries", "providers", "plugins", "cli", "mcp"];
 
 interface DenoConfig {
   readonly workspace?: string[];

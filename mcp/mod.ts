@@ -1,0 +1,13 @@
+/**
+ * MCP servers as amber plugins.
+ *
+ * @module
+ */
+
+export type {
+  McpConnectionState,
+  McpOAuthSettings,
+  McpServerEntry,
+  McpServerSpec,
+  McpTransportKind,
+} from "./types.ts";
