@@ -76,6 +76,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     options: ["scope"],
     load: async () => (await import("./commands/plugin_new.ts")).pluginCommand,
   },
+  {
+    name: "mcp",
+    options: ["url", "type", "env", "header"],
+    flags: ["json"],
+    load: async () => (await import("./commands/mcp.ts")).mcpCommand,
+  },
   { name: "config", load: async () => (await import("./commands/config.ts")).configCommand },
   {
     name: "doctor",

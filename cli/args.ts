@@ -9,8 +9,10 @@
 export interface ParsedArgs {
   /** The words that are not options, in order. */
   readonly words: readonly string[];
-  /** Options with a value, by name without dashes. */
+  /** Options with a value, by name without dashes (the last, when one is given again). */
   readonly options: ReadonlyMap<string, string>;
+  /** Every value of each option with a value, in order (`--env A=1 --env B=2`). */
+  readonly repeated: ReadonlyMap<string, readonly string[]>;
   /** Options without a value. */
   readonly switches: ReadonlySet<string>;
 }
@@ -44,6 +46,7 @@ export function parseArgs(
 ): ParsedArgs {
   const words: string[] = [];
   const options = new Map<string, string>();
+  const repeated = new Map<string, string[]>();
   const switches = new Set<string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -61,6 +64,7 @@ export function parseArgs(
       const value = eq < 0 ? args[++i] : arg.slice(eq + 1);
       if (value === undefined) throw new UsageError(`--${name} needs a value`);
       options.set(name, value);
+      repeated.set(name, [...(repeated.get(name) ?? []), value]);
     } else if (flags.includes(name) && eq < 0) {
       switches.add(name);
     } else {
@@ -68,7 +72,7 @@ export function parseArgs(
       throw new UsageError(`unknown option '--${name}'; options: ${known.join(", ")}`);
     }
   }
-  return { words, options, switches };
+  return { words, options, repeated, switches };
 }
 
 /**

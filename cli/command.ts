@@ -12,7 +12,7 @@ import type { Host, HostOptions } from "./host.ts";
 /** What a command may add to the host it opens. */
 export type HostExtras = Pick<
   HostOptions,
-  "subagents" | "signal" | "ui" | "frontEnd" | "onDiagnostic"
+  "subagents" | "signal" | "ui" | "frontEnd" | "onDiagnostic" | "mcp"
 >;
 import type { ProviderOverrides } from "./provider_settings.ts";
 

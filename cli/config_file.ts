@@ -28,6 +28,7 @@ const KNOWN_FIELDS: readonly string[] = [
   "timeouts",
   "quarantine",
   "secrets",
+  "mcp",
 ];
 const APPROVALS: readonly ApprovalPolicy[] = ["ask", "auto", "deny"];
 
@@ -39,6 +40,11 @@ export interface ConfigRead {
   readonly config: AmberConfig;
   /** Every problem, each naming the file, line and column where it can. */
   readonly problems: readonly ConfigFileError[];
+  /**
+   * The problems (also in `problems`) of MCP server entries under `mcp.servers`: each left out
+   * its server, or only a key of it, so amber starts without it and says so instead of stopping.
+   */
+  readonly serverProblems: readonly ConfigFileError[];
   /** `config.yaml:line:col` of the value at `path` (a key path), or the file alone. */
   locate(path: readonly string[]): string;
 }
@@ -56,7 +62,7 @@ export interface ConfigRead {
  * await Deno.writeTextFile(`${dir}/config.yaml`, "model: 42\nmodle: gpt\n");
  * const read = await readConfigFile(dir);
  * assert.deepEqual(read.problems.map((p) => p.message.slice(dir.length + 1)), [
- *   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets)",
+ *   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp)",
  *   "config.yaml:1:8: model: expected a string, found number 42",
  * ]);
  * await Deno.remove(dir, { recursive: true });
@@ -68,7 +74,7 @@ export async function readConfigFile(dir: string): Promise<ConfigRead> {
   try {
     text = await Deno.readTextFile(path);
   } catch (error) {
-    const none = { path, config: { plugins: {} }, locate: () => path };
+    const none = { path, config: { plugins: {} }, serverProblems: [], locate: () => path };
     if (error instanceof Deno.errors.NotFound) return { ...none, problems: [] };
     return {
       ...none,
@@ -112,12 +118,15 @@ export async function readConfigFile(dir: string): Promise<ConfigRead> {
     const detail = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
     problem(pos ? `${path}:${pos.line}:${pos.col}` : path, detail, error);
   }
-  if (document.errors.length > 0) return { path, config: { plugins: {} }, problems, locate };
+  const serverProblems: ConfigFileError[] = [];
+  if (document.errors.length > 0) {
+    return { path, config: { plugins: {} }, problems, serverProblems, locate };
+  }
 
   const data: unknown = document.toJS() ?? {};
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     problem(path, "expected a mapping at the top level");
-    return { path, config: { plugins: {} }, problems, locate };
+    return { path, config: { plugins: {} }, problems, serverProblems, locate };
   }
   const record = { ...(data as Record<string, unknown>) };
   for (const field of Object.keys(record)) {
@@ -145,7 +154,76 @@ export async function readConfigFile(dir: string): Promise<ConfigRead> {
     plugins = {};
   }
   checkLimits(record, (keys, detail) => problem(locate(keys), detail));
-  return { path, config: { ...record, plugins } as AmberConfig, problems, locate };
+  if (record.mcp !== undefined) {
+    const mcp = await checkMcp(record.mcp, (keys, detail, server) => {
+      problem(locate(keys), detail);
+      if (server) serverProblems.push(problems[problems.length - 1]);
+    });
+    if (mcp === undefined) delete record.mcp;
+    else record.mcp = mcp;
+  }
+  return { path, config: { ...record, plugins } as AmberConfig, problems, serverProblems, locate };
+}
+
+const MCP_FIELDS: readonly string[] = ["servers", "trustReadOnly", "startupWait"];
+
+// The `mcp` section. The entries are checked by `@amber/mcp`, loaded only when there is one; an
+// entry with a problem is left out (or keeps its good keys, as the checker decides) and the other
+// servers stay.
+async function checkMcp(
+  value: unknown,
+  problem: (keys: readonly string[], detail: string, server?: boolean) => void,
+): Promise<Record<string, unknown> | undefined> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    problem(["mcp"], `mcp: expected a mapping, found ${typeOf(value)}`);
+    return undefined;
+  }
+  const mcp: Record<string, unknown> = { ...value };
+  for (const [key, field] of Object.entries(mcp)) {
+    const at = ["mcp", key];
+    if (!MCP_FIELDS.includes(key)) {
+      problem(at, `mcp.${key}: unknown field (fields: ${MCP_FIELDS.join(", ")})`);
+      delete mcp[key];
+    } else if (key === "trustReadOnly" && typeof field !== "boolean") {
+      problem(at, `mcp.trustReadOnly: expected true or false, found ${typeOf(field)}`);
+      delete mcp[key];
+    } else if (
+      key === "startupWait" && (typeof field !== "number" || !Number.isFinite(field) || field < 0)
+    ) {
+      problem(at, `mcp.startupWait: expected a number of seconds, found ${typeOf(field)}`);
+      delete mcp[key];
+    }
+  }
+  const servers = mcp.servers;
+  if (servers === undefined || servers === null) {
+    delete mcp.servers;
+    return mcp;
+  }
+  if (typeof servers !== "object" || Array.isArray(servers)) {
+    problem(["mcp", "servers"], `mcp.servers: expected a mapping, found ${typeOf(servers)}`);
+    delete mcp.servers;
+    return mcp;
+  }
+  if (Object.keys(servers).length === 0) return mcp;
+  const { parseServers } = await import("@amber/mcp");
+  const parsed = parseServers(servers, "config.yaml", false);
+  for (const entry of parsed.problems) {
+    const keys = ["mcp", "servers", ...entry.keys];
+    problem(keys, `${dotted(keys)}: ${entry.message}`, true);
+  }
+  // What the checker kept, as the file holds it: the host reads the entries again when it starts
+  // them, with the file's `${VAR}` references intact.
+  const kept = new Set(parsed.servers.map((spec) => spec.name));
+  mcp.servers = Object.fromEntries(Object.entries(servers).filter(([name]) => kept.has(name)));
+  return mcp;
+}
+
+// `mcp.servers.everything.args[1]`: list indices in brackets, as the reader wrote them.
+function dotted(keys: readonly string[]): string {
+  return keys.reduce(
+    (text, key, i) => i === 0 ? key : /^\d+$/.test(key) ? `${text}[${key}]` : `${text}.${key}`,
+    "",
+  );
 }
 
 // `timeouts`, `quarantine` and `secrets`: a field with a wrong value is reported and dropped, so
@@ -222,7 +300,8 @@ function checkLimits(
 
 /**
  * Reads `<dir>/config.yaml`. No file is the empty configuration; the first problem
- * {@linkcode readConfigFile} finds is thrown as a {@linkcode ConfigFileError}.
+ * {@linkcode readConfigFile} finds is thrown as a {@linkcode ConfigFileError}, except those of
+ * MCP server entries, which go to `options.onServerProblem`: such an entry is left out.
  *
  * @example
  * ```ts
@@ -237,10 +316,24 @@ function checkLimits(
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export async function loadConfigFile(dir: string): Promise<AmberConfig> {
+export async function loadConfigFile(
+  dir: string,
+  options: LoadConfigOptions = {},
+): Promise<AmberConfig> {
   const read = await readConfigFile(dir);
-  if (read.problems.length > 0) throw read.problems[0];
+  const fatal = read.problems.find((problem) => !read.serverProblems.includes(problem));
+  if (fatal !== undefined) throw fatal;
+  for (const problem of read.serverProblems) options.onServerProblem?.(problem);
   return read.config;
+}
+
+/** Options of {@linkcode loadConfigFile}. */
+export interface LoadConfigOptions {
+  /**
+   * Receives each problem of an MCP server entry, which leaves out its server (or a key of it)
+   * instead of stopping amber.
+   */
+  readonly onServerProblem?: (problem: ConfigFileError) => void;
 }
 
 function typeOf(value: unknown): string {

@@ -21,7 +21,9 @@ import {
 } from "@amber/core";
 import { makeBundledPlugins } from "@amber/plugins";
 import { createRegistries } from "@amber/registries";
+import type { McpServers, McpServerSpec, OAuthInteraction } from "@amber/mcp";
 import { loadConfigFile } from "./config_file.ts";
+import type { AwaitingServer } from "./mcp_sources.ts";
 import {
   coreContributions,
   coreServices,
@@ -76,7 +78,30 @@ export interface HostOptions {
    * status segments); they install as core's do.
    */
   readonly frontEnd?: FrontEndContributions;
+  /**
+   * The MCP servers (`mcp.servers` of config.yaml, the workspace's `.mcp.json`): whether they
+   * connect (a session) or are only registered and listed, never started (`amber plugins list`;
+   * the default), and who approves a workspace's server that was not approved yet (such a
+   * server is left out without it).
+   */
+  readonly mcp?: HostMcpOptions;
 }
+
+/** How a host treats the MCP servers; see {@linkcode HostOptions.mcp}. */
+export interface HostMcpOptions {
+  /** True: each server's plugin connects when it activates. False: registered, never started. */
+  readonly connect: boolean;
+  /** Asked about each workspace server not approved yet (or changed since); a yes is remembered. */
+  readonly approve?: (spec: McpServerSpec) => Promise<boolean>;
+  /** Shows the user the URL to open when a server needs an OAuth sign-in. */
+  readonly oauth?: OAuthInteraction;
+}
+
+/**
+ * How long a command that shows what the MCP servers offer (`amber mcp list`, `amber plugins
+ * disable mcp.NAME --dry-run`) waits for them to connect, at most (ms).
+ */
+export const MCP_WAIT_MS = 30_000;
 
 /** A started host. */
 export interface Host {
@@ -104,6 +129,13 @@ export interface Host {
   readonly processes: HostProcesses;
   /** The services core's own contributions were installed with (owner `core`). */
   readonly coreServices: PluginServices;
+  /** The MCP servers, each a plugin of the runtime; present when at least one is registered. */
+  readonly mcp?: McpServers;
+  /**
+   * The workspace's MCP servers that were not started because they wait for the user's approval
+   * (`amber mcp approve NAME`); empty when there are none.
+   */
+  readonly mcpAwaiting: readonly AwaitingServer[];
   /**
    * Deactivates every plugin (their state files stay as they are), stops every job and every
    * command still running, and stops answering SIGTERM and SIGHUP.
@@ -137,7 +169,11 @@ export interface Host {
  */
 export async function openHost(options: HostOptions = {}): Promise<Host> {
   const dir = options.configDir ?? defaultConfigDir(Deno.env.toObject());
-  const config = await loadConfigFile(dir);
+  // A bad server entry leaves out only that server: the host starts without it, and says why.
+  const config = await loadConfigFile(dir, {
+    onServerProblem: (problem) =>
+      options.onDiagnostic?.({ pluginId: "core", where: "mcp", message: problem.message }),
+  });
   // The render-error handler closes over `runtime`, created right after the registries: it only
   // runs once the host is up.
   const registries = createRegistries({
@@ -205,6 +241,12 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   const added = options.thirdParty === false
     ? undefined
     : await registerThirdParty(runtime, dir, faults, processes, workspace, options.onDiagnostic);
+  const mcp = await registerMcp(runtime, config, {
+    configDir: dir,
+    workspace,
+    processes,
+    options,
+  });
   claimFlavors(registries, [...plugins, ...(added?.plugins ?? [])]);
   faults.start(runtime);
   await runtime.start();
@@ -220,9 +262,13 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     services,
     processes,
     coreServices: core,
+    ...(mcp?.servers !== undefined ? { mcp: mcp.servers } : {}),
+    mcpAwaiting: mcp?.awaiting ?? [],
     snapshot: (overrides) => snapshotFor(runtime, overrides ?? {}),
     close: async () => {
       await runtime.stop();
+      // Each server's plugin closed its connection as it stopped; this ends one still connecting.
+      await mcp?.servers?.close();
       // The processes of sandboxed plugins that were never switched on end here.
       await added?.close();
       await jobs.dispose();
@@ -258,6 +304,65 @@ async function registerThirdParty(
       }
       : {}),
   });
+}
+
+// The MCP servers: loaded (with the SDK) only when config.yaml names one or the workspace has a
+// `.mcp.json`. Each server is a plugin of the runtime; what its process (or the server's
+// logging) prints reaches the user as the plugin's diagnostic.
+async function registerMcp(
+  runtime: PluginRuntime,
+  config: AmberConfig,
+  where: {
+    readonly configDir: string;
+    readonly workspace: string;
+    readonly processes: HostProcesses;
+    readonly options: HostOptions;
+  },
+): Promise<{ servers?: McpServers; awaiting: readonly AwaitingServer[] } | undefined> {
+  const { configDir, workspace, processes, options } = where;
+  const configured = Object.keys(config.mcp?.servers ?? {}).length > 0;
+  if (!configured && !(await exists(`${workspace}/.mcp.json`))) return undefined;
+  const [{ mcpSources }, { McpServers }] = await Promise.all([
+    import("./mcp_sources.ts"),
+    import("@amber/mcp"),
+  ]);
+  const onDiagnostic = options.onDiagnostic;
+  const sources = await mcpSources({
+    configDir,
+    workspace,
+    config,
+    ...(options.mcp?.approve ? { approve: options.mcp.approve } : {}),
+  });
+  for (const message of sources.problems) {
+    onDiagnostic?.({ pluginId: "core", where: "mcp", message });
+  }
+  for (const { spec, changed } of sources.awaiting) {
+    onDiagnostic?.({
+      pluginId: spec.pluginId,
+      where: "approval",
+      message: `the server '${spec.name}' of ${spec.source} is not started: ${
+        changed ? "its entry changed since it was approved" : "it was never approved"
+      }; \`amber mcp approve ${spec.name}\` (or /mcp approve ${spec.name}) approves it`,
+    });
+  }
+  if (sources.specs.length === 0) return { awaiting: sources.awaiting };
+  const servers = new McpServers({
+    specs: sources.specs,
+    connect: options.mcp?.connect ?? false,
+    env: Deno.env.toObject(),
+    workspace,
+    configDir,
+    ...(config.mcp?.trustReadOnly !== undefined ? { trustReadOnly: config.mcp.trustReadOnly } : {}),
+    ...(onDiagnostic !== undefined ? { onDiagnostic } : {}),
+    ...(options.mcp?.oauth !== undefined ? { oauth: options.mcp.oauth } : {}),
+    fail: (pluginId, at, message) => runtime.fail(pluginId, at, message),
+    report: (diagnostic) => runtime.report(diagnostic),
+    // Recorded like a tool's processes: the next start stops a server a kill -9 left running.
+    onSpawn: (started, argv) => processes.track(started, ["amber mcp server", ...argv]),
+  });
+  const plugins = servers.plugins();
+  plugins.forEach((plugin, i) => runtime.register(plugin, { source: sources.specs[i].source }));
+  return { servers, awaiting: sources.awaiting };
 }
 
 // After a kill -9 nothing stopped what amber had started: the next start does, and says so. The

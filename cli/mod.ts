@@ -18,8 +18,15 @@
 export { type CommandEntry, COMMANDS, main, type MainOptions } from "./app.ts";
 export type { CliCommand, CommandContext, HostExtras, Io } from "./command.ts";
 export { checkConfig, type ConfigCheck } from "./config_check.ts";
-export { ConfigFileError, type ConfigRead, loadConfigFile, readConfigFile } from "./config_file.ts";
-export { type Host, type HostOptions, openHost } from "./host.ts";
+export {
+  ConfigFileError,
+  type ConfigRead,
+  loadConfigFile,
+  type LoadConfigOptions,
+  readConfigFile,
+} from "./config_file.ts";
+export { type Host, type HostMcpOptions, type HostOptions, openHost } from "./host.ts";
+export type { AwaitingServer } from "./mcp_sources.ts";
 export { HostProcesses, type HostProcessesOptions } from "./host_processes.ts";
 export type { FrontEndContributions } from "./core_contributions.ts";
 export {

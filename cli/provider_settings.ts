@@ -271,7 +271,11 @@ export function resolveProvider(
   return {
     preset,
     flavor,
-    settings: apiKey === undefined ? { baseUrl } : { baseUrl, apiKey },
+    settings: {
+      baseUrl,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(preset.images === true ? { images: true } : {}),
+    },
     model,
     ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
     ...(keyEnv === undefined ? {} : { keyEnv }),

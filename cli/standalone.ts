@@ -1,6 +1,7 @@
 /**
  * The `amber` executable for single-file builds (`deno task bundle`, `deno task compile`):
- * everything is imported statically, so the bundler and the compiler include all of it.
+ * everything is imported statically or by a literal import, so the bundler and the compiler
+ * include all of it.
  * `main.ts` is the entry for `deno run`, where loading lazily keeps `--version` fast.
  *
  * The single file is also what a sandboxed plugin's process runs, as there is no plugin-process
@@ -11,8 +12,14 @@
  */
 
 import { runPluginProcess } from "@amber/core/sandbox";
+import { provideModules } from "./lazy_modules.ts";
 import { PLUGIN_PROCESS_FLAG, runAsPluginProcessFrom } from "./plugin_process_entry.ts";
 import { runProcess } from "./process_main.ts";
+
+// What `main.ts` loads by computed specifiers (see lazy_modules.ts), as literal imports here.
+provideModules({
+  "@amber/mcp": () => import("@amber/mcp"),
+});
 
 if (import.meta.main) {
   if (Deno.args[0] === PLUGIN_PROCESS_FLAG) {

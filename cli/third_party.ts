@@ -96,7 +96,7 @@ import {
   graphFolder,
   type ModuleGraph,
 } from "./module_graph.ts";
-import { ThirdPartyPluginError } from "./third_party_error.ts";
+import { reservedIdProblem, ThirdPartyPluginError } from "./third_party_error.ts";
 
 export {
   PLUGIN_LOCK_FILE,
@@ -234,6 +234,10 @@ async function record(
       source.spec,
       `${source.file}: its id '${about.id}' is taken by a bundled plugin; a third-party plugin needs an id of its own`,
     );
+  }
+  const reserved = reservedIdProblem(about.id);
+  if (reserved !== undefined) {
+    throw new ThirdPartyPluginError(source.spec, `${source.file}: ${reserved}`);
   }
   // Asked before the lock file is locked: the user may take their time.
   const before = (await readPluginLock(configDir)).plugins

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { AmberError } from "@amber/core";
+import { AmberError, PLUGIN_SLUG_PATTERN } from "@amber/core";
 
 /**
  * A third-party plugin could not be added, loaded or removed. The message names the spec or
@@ -132,4 +132,24 @@ export function describeLoadError(error: unknown): string {
   const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
   const where = lines.slice(1).find((line) => line.startsWith("at "));
   return where === undefined ? lines[0] ?? "" : `${lines[0]} (${where})`;
+}
+
+/**
+ * Why a third-party plugin may not have the id `id`, or `undefined` when it may: a dotted id
+ * (`mcp.notes`) is reserved for the plugins amber realizes for a session, such as an MCP
+ * server's `mcp.<name>`, so that no plugin someone adds can stand in for one.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { reservedIdProblem } from "./third_party_error.ts";
+ * assert.equal(reservedIdProblem("notes"), undefined);
+ * assert.match(reservedIdProblem("mcp.notes") ?? "", /dotted ids are reserved/);
+ * ```
+ */
+export function reservedIdProblem(id: string): string | undefined {
+  if (PLUGIN_SLUG_PATTERN.test(id)) return undefined;
+  return `its id '${id}' has a dot, and dotted ids are reserved for the plugins amber ` +
+    "realizes for a session (mcp.NAME for an MCP server); a third-party plugin needs an id " +
+    "of lowercase letters, digits and '_'";
 }

@@ -39,7 +39,11 @@ import {
 } from "./plugin_lock.ts";
 import { type SandboxSettings, startSandboxed } from "./plugin_sandbox.ts";
 import { type LoadedPlugin, loadThirdPartyPlugin, locatePluginSource } from "./plugin_source.ts";
-import { describeLoadError, ThirdPartyPluginError } from "./third_party_error.ts";
+import {
+  describeLoadError,
+  reservedIdProblem,
+  ThirdPartyPluginError,
+} from "./third_party_error.ts";
 import { VERSION } from "./version.ts";
 
 /**
@@ -139,10 +143,14 @@ export async function registerThirdPartyPlugins(
     ...(options.onSpawn !== undefined ? { onSpawn: options.onSpawn } : {}),
   };
   const taken = new Set(runtime.ids());
+  // A dotted id in the lock (written by hand: `amber plugins add` refuses one) is not loaded:
+  // it could stand in for a plugin amber realizes for the session.
+  const skipped = (entry: PluginLockEntry): boolean =>
+    taken.has(entry.id) || reservedIdProblem(entry.id) !== undefined;
   // Loaded side by side, registered in lock order, so the order never depends on timing.
   const outcomes = await Promise.all(
     lock.plugins.map((entry) =>
-      taken.has(entry.id)
+      skipped(entry)
         ? {}
         : entry.trusted === true
         ? importWithin(runtime, entry, api, options.faults)
@@ -160,6 +168,16 @@ export async function registerThirdPartyPlugins(
         where: "load",
         message:
           `${entry.spec}: not loaded: its id '${entry.id}' is taken by a bundled plugin; run \`amber plugins remove ${entry.id}\` to drop it`,
+      });
+      continue;
+    }
+    const reserved = reservedIdProblem(entry.id);
+    if (reserved !== undefined) {
+      // Not the entry's id: that may be a realized plugin's, whose fault this is not.
+      runtime.report({
+        pluginId: "core",
+        where: "load",
+        message: `${entry.spec}: not loaded: ${reserved}; run \`amber plugins remove ${entry.id}\``,
       });
       continue;
     }

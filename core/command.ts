@@ -4,6 +4,7 @@
  * @module
  */
 
+import { describeValueType } from "./errors.ts";
 import type { OwnedRegistry } from "./registry.ts";
 
 /**
@@ -18,8 +19,70 @@ export interface CommandNode {
   readonly children?: { readonly [name: string]: CommandNode };
 }
 
-/** A command handler: receives the rest of the line, returns the text the host shows. */
-export type CommandHandler = (arg: string) => string | Promise<string>;
+/**
+ * What a command handler may return instead of plain text: text the host shows, and a prompt
+ * the front end sends to the model as the user's message (an MCP prompt, a template). Either
+ * may be left out.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { CommandHandler } from "@amber/core";
+ * const review: CommandHandler = (arg) => ({ prompt: `Review ${arg} for bugs.` });
+ * assert.deepEqual(await review("main.ts"), { prompt: "Review main.ts for bugs." });
+ * ```
+ */
+export interface CommandReply {
+  /** Text the host shows. */
+  readonly text?: string;
+  /** Text the front end sends to the model as the user's message. */
+  readonly prompt?: string;
+}
+
+/**
+ * A command handler: receives the rest of the line, returns the text the host shows, or a
+ * {@linkcode CommandReply} that may also carry a prompt for the model.
+ */
+export type CommandHandler = (
+  arg: string,
+) => string | CommandReply | Promise<string | CommandReply>;
+
+/**
+ * What is wrong with `value` as what a {@linkcode CommandHandler} returned, or `undefined` when
+ * it is text or a {@linkcode CommandReply}: a reply is an object whose `text` and `prompt` are
+ * text when present, with at least one of them, and a `prompt` that is not blank (the front end
+ * would send an empty message). The command registry and the sandbox both check with it, so a
+ * handler is held to the same shape wherever it runs. The words fit after "its handler".
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { commandReplyProblem } from "@amber/core";
+ * assert.equal(commandReplyProblem("done"), undefined);
+ * assert.equal(commandReplyProblem({ prompt: "Explain this." }), undefined);
+ * assert.equal(commandReplyProblem(5), "returned number, not text or a reply");
+ * assert.equal(commandReplyProblem({ output: "x" }), "returned a reply with neither text nor prompt");
+ * assert.equal(commandReplyProblem({ prompt: 1 }), "returned a reply whose prompt is number, not text");
+ * ```
+ */
+export function commandReplyProblem(value: unknown): string | undefined {
+  if (typeof value === "string") return undefined;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return `returned ${describeValueType(value)}, not text or a reply`;
+  }
+  const { text, prompt } = value as { readonly text?: unknown; readonly prompt?: unknown };
+  if (text === undefined && prompt === undefined) {
+    return "returned a reply with neither text nor prompt";
+  }
+  if (text !== undefined && typeof text !== "string") {
+    return `returned a reply whose text is ${describeValueType(text)}, not text`;
+  }
+  if (prompt !== undefined && typeof prompt !== "string") {
+    return `returned a reply whose prompt is ${describeValueType(prompt)}, not text`;
+  }
+  if (prompt !== undefined && prompt.trim() === "") return "returned an empty prompt";
+  return undefined;
+}
 
 /**
  * A command capability: a root, its help, the subtree below it, and one handler per executable
@@ -88,9 +151,12 @@ export interface CommandRoot extends CommandTreeNode {
   readonly owner: string;
 }
 
-/** The outcome of dispatching a command. */
+/**
+ * The outcome of dispatching a command. `prompt`, when present, is for the front end to send to
+ * the model as the user's message.
+ */
 export type CommandOutcome =
-  | { readonly ok: true; readonly text: string }
+  | { readonly ok: true; readonly text: string; readonly prompt?: string }
   | { readonly ok: false; readonly error: string };
 
 /**

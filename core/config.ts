@@ -47,6 +47,8 @@ export interface AmberConfig {
   readonly quarantine?: QuarantineConfig;
   /** What of the host's secrets reaches commands the agent runs. */
   readonly secrets?: SecretsConfig;
+  /** The MCP servers amber starts as plugins, and how it treats them. */
+  readonly mcp?: McpConfig;
 }
 
 /** A place where the host waits for plugin code. */
@@ -86,6 +88,22 @@ export interface SecretsConfig {
    * secrets (`GITHUB_TOKEN`, say); the key amber itself uses is never passed.
    */
   readonly passEnv?: readonly string[];
+}
+
+/**
+ * The `mcp` section of `config.yaml`. The entries are checked and read by `@amber/mcp`, which the
+ * host loads only when a server is configured, so the core knows only their place.
+ */
+export interface McpConfig {
+  /** The servers by name, each entry as the file holds it (entries with problems left out). */
+  readonly servers?: { readonly [name: string]: unknown };
+  /**
+   * Whether tools a server marks `readOnlyHint` run without asking (an entry's own
+   * `trustReadOnly` overrides it); false by default.
+   */
+  readonly trustReadOnly?: boolean;
+  /** How long `amber run` waits for the servers to connect before its first request (seconds; 5). */
+  readonly startupWait?: number;
 }
 
 /**

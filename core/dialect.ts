@@ -65,6 +65,11 @@ export interface ProviderSettings {
   readonly baseUrl: string;
   /** The key, when one is set; a dialect never sends an empty credential header. */
   readonly apiKey?: string;
+  /**
+   * Whether the model takes images (from the preset's `images`). Absent or false: a dialect
+   * sends no image and says in the tool result's text what it left out.
+   */
+  readonly images?: boolean;
 }
 
 /** What the kernel asks a model for. */

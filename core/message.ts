@@ -4,6 +4,8 @@
  * @module
  */
 
+import type { ToolImage } from "./tool.ts";
+
 /**
  * A tool call as the model asked for it, normalised across wire protocols.
  *
@@ -55,4 +57,6 @@ export type Message =
     readonly name: string;
     readonly content: string;
     readonly isError?: boolean;
+    /** Images the tool returned; a dialect sends them to a model that takes images. */
+    readonly images?: readonly ToolImage[];
   };

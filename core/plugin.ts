@@ -26,6 +26,7 @@ export const PluginCategory: {
   readonly Ui: "ui";
   readonly Memory: "memory";
   readonly Search: "search";
+  readonly Mcp: "mcp";
   readonly Other: "other";
 } = Object.freeze({
   Provider: "provider",
@@ -34,6 +35,7 @@ export const PluginCategory: {
   Ui: "ui",
   Memory: "memory",
   Search: "search",
+  Mcp: "mcp",
   Other: "other",
 });
 
@@ -79,7 +81,11 @@ export interface PluginPermissions {
  * ```
  */
 export interface Plugin {
-  /** A slug, `[a-z0-9_]+`, unique in the harness: the ledger owner and the state directory. */
+  /**
+   * Unique in the harness: the ledger owner and the state directory. A slug, `[a-z0-9_]+`; a
+   * plugin amber realizes for a session has a dotted one (`mcp.everything`), see
+   * {@linkcode PLUGIN_ID_PATTERN}.
+   */
   readonly id: string;
   /** A semver version. */
   readonly version: string;
@@ -135,5 +141,36 @@ export type PluginState =
   | { readonly status: "blocked"; readonly reason: string }
   | { readonly status: "failed"; readonly reason: string };
 
-/** The pattern every plugin id matches. */
-export const PLUGIN_ID_PATTERN: RegExp = /^[a-z0-9_]+$/;
+/**
+ * The pattern every plugin id matches: a slug (`[a-z0-9_]+`), or a slug namespace, a dot and a
+ * name (`[a-z0-9_-]+`), as amber gives the plugins it realizes for a session (`mcp.everything`).
+ * A dotted id is reserved for those: `amber plugins add` and `amber plugin new` take only ids
+ * that match {@linkcode PLUGIN_SLUG_PATTERN}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PLUGIN_ID_PATTERN } from "@amber/core";
+ * assert.equal(PLUGIN_ID_PATTERN.test("notes"), true);
+ * assert.equal(PLUGIN_ID_PATTERN.test("mcp.my-server"), true);
+ * assert.equal(PLUGIN_ID_PATTERN.test("a.b.c"), false);
+ * assert.equal(PLUGIN_ID_PATTERN.test("Notes"), false);
+ * ```
+ */
+export const PLUGIN_ID_PATTERN: RegExp = /^[a-z0-9_]+(?:\.[a-z0-9_-]+)?$/;
+
+/**
+ * The pattern of a plugin id without a namespace: what a plugin someone writes (bundled, added
+ * with `amber plugins add`, made by `amber plugin new`) must match. A dotted id, which
+ * {@linkcode PLUGIN_ID_PATTERN} also admits, is reserved for the plugins amber realizes for a
+ * session (`mcp.<name>`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PLUGIN_SLUG_PATTERN } from "@amber/core";
+ * assert.equal(PLUGIN_SLUG_PATTERN.test("notes"), true);
+ * assert.equal(PLUGIN_SLUG_PATTERN.test("mcp.notes"), false);
+ * ```
+ */
+export const PLUGIN_SLUG_PATTERN: RegExp = /^[a-z0-9_]+$/;

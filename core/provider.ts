@@ -55,6 +55,11 @@ export interface Preset {
   readonly requiresKey: boolean;
   /** The environment variable that holds the key. */
   readonly keyEnv?: string;
+  /**
+   * Whether its models take images (a tool's screenshot, say). Absent: they do not, and a tool
+   * result's images are replaced by a line saying what was left out.
+   */
+  readonly images?: boolean;
 }
 
 /**

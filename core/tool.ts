@@ -44,6 +44,27 @@ export type StandardResult =
   };
 
 /**
+ * An image a tool returns for the model to see (a screenshot, a chart), base64-encoded. A
+ * dialect sends it to a model that takes images and states what was left out to one that
+ * does not.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { ToolImage, ToolResult } from "@amber/core";
+ * const dot: ToolImage = { mimeType: "image/png", data: "iVBORw0KGgo=" };
+ * const result: ToolResult = { ok: true, output: "one screenshot", images: [dot] };
+ * assert.equal(result.images?.[0].mimeType, "image/png");
+ * ```
+ */
+export interface ToolImage {
+  /** The media type, e.g. `image/png`. */
+  readonly mimeType: string;
+  /** The image bytes, base64-encoded (no `data:` prefix). */
+  readonly data: string;
+}
+
+/**
  * The outcome of running a tool. Errors are returned here, never thrown.
  *
  * @example
@@ -64,11 +85,14 @@ export interface ToolResult {
   readonly error?: string;
   /** Structured data for the host; never sent to the model. */
   readonly data?: unknown;
+  /** Images for the model, sent after `output` to a model that takes images. */
+  readonly images?: readonly ToolImage[];
 }
 
 /**
  * Whether `value` has the shape of a {@linkcode ToolResult}: a boolean `ok`, a string `output`,
- * and `error`, when present, a string. What a plugin returns is checked with it before anything
+ * `error`, when present, a string, and `images`, when present, an array of
+ * {@linkcode ToolImage}s. What a plugin returns is checked with it before anything
  * else reads it.
  *
  * @example
@@ -78,13 +102,27 @@ export interface ToolResult {
  * assert.equal(isToolResult({ ok: true, output: "" }), true);
  * assert.equal(isToolResult({ ok: "yes", output: "" }), false);
  * assert.equal(isToolResult({ ok: false, output: "", error: 5 }), false);
+ * assert.equal(isToolResult({ ok: true, output: "", images: [{ mimeType: "image/png" }] }), false);
  * ```
  */
 export function isToolResult(value: unknown): value is ToolResult {
   if (typeof value !== "object" || value === null) return false;
-  const { ok, output, error } = value as Partial<Record<keyof ToolResult, unknown>>;
+  const { ok, output, error, images } = value as Partial<Record<keyof ToolResult, unknown>>;
   return typeof ok === "boolean" && typeof output === "string" &&
-    (error === undefined || typeof error === "string");
+    (error === undefined || typeof error === "string") &&
+    (images === undefined || areToolImages(images));
+}
+
+// A dialect puts each image on the wire as it is, so a malformed one is refused here, with the
+// rest of the result, rather than by the provider after the request was paid for.
+function areToolImages(images: unknown): boolean {
+  if (!Array.isArray(images)) return false;
+  for (const image of images) {
+    if (typeof image !== "object" || image === null) return false;
+    const { mimeType, data } = image as Partial<Record<keyof ToolImage, unknown>>;
+    if (typeof mimeType !== "string" || typeof data !== "string") return false;
+  }
+  return true;
 }
 
 /** What a tool receives besides its arguments. */

@@ -47,6 +47,7 @@ import { anthropicAllowance } from "./_anthropic_allowance.ts";
 import { AnthropicDecoder } from "./_anthropic_decoder.ts";
 import { describeError, readErrorBody } from "./_anthropic_errors.ts";
 import { argumentsObject } from "./_arguments.ts";
+import { toolImages } from "./_tool_images.ts";
 
 export { anthropicAllowance } from "./_anthropic_allowance.ts";
 
@@ -70,6 +71,14 @@ const THINKING_BUDGETS: { readonly [effort: string]: number } = {
 };
 
 const CACHE_CONTROL = { type: "ephemeral" } as const;
+
+/** The image types the Messages API takes. */
+const IMAGE_TYPES: ReadonlySet<string> = new Set([
+  "image/jpeg",
+  "image/png",
+  "image/gif",
+  "image/webp",
+]);
 
 type Block = Record<string, unknown>;
 interface WireMessage {
@@ -114,7 +123,10 @@ function thinkingBudget(effort: string | undefined): number | undefined {
   return THINKING_BUDGETS.medium;
 }
 
-function toWireMessages(messages: readonly Message[]): { system: string[]; turns: WireMessage[] } {
+function toWireMessages(
+  messages: readonly Message[],
+  settings: Pick<ProviderSettings, "images"> | undefined,
+): { system: string[]; turns: WireMessage[] } {
   const system: string[] = [];
   const turns: WireMessage[] = [];
   const append = (role: "user" | "assistant", blocks: Block[]): void => {
@@ -158,8 +170,19 @@ function toWireMessages(messages: readonly Message[]): { system: string[]; turns
       }
       case "tool": {
         const block: Block = { type: "tool_result", tool_use_id: message.toolCallId };
-        // `content` may be omitted but not empty.
-        if (message.content.length > 0) block.content = message.content;
+        const { sent, text } = toolImages(message, settings, IMAGE_TYPES);
+        // `content` may be omitted but not empty, and a text block may not be empty either.
+        if (sent.length > 0) {
+          block.content = [
+            ...(text.length > 0 ? [{ type: "text", text }] : []),
+            ...sent.map((image) => ({
+              type: "image",
+              source: { type: "base64", media_type: image.mimeType, data: image.data },
+            })),
+          ];
+        } else if (text.length > 0) {
+          block.content = text;
+        }
         if (message.isError) block.is_error = true;
         append("user", [block]);
         break;
@@ -171,7 +194,9 @@ function toWireMessages(messages: readonly Message[]): { system: string[]; turns
 
 /**
  * The Anthropic Messages request body for a chat request (what `chatRequest` sends, as an
- * object).
+ * object). A tool result's images go in its content as image blocks when `settings.images` is
+ * true (JPEG, PNG, GIF and WebP, the types the API takes); otherwise a line of its text says
+ * what was left out.
  *
  * @example
  * ```ts
@@ -185,9 +210,42 @@ function toWireMessages(messages: readonly Message[]): { system: string[]; turns
  * assert.equal(body.max_tokens, 8192);
  * assert.equal(body.stream, true);
  * ```
+ *
+ * @example A screenshot a tool returned, to a model that takes images
+ * ```ts
+ * import { anthropicBody } from "@amber/providers/anthropic";
+ * import assert from "node:assert/strict";
+ * const body = anthropicBody({
+ *   model: "claude-sonnet-4-5",
+ *   messages: [
+ *     { role: "user", content: "Look" },
+ *     {
+ *       role: "assistant",
+ *       content: "",
+ *       toolCalls: [{ id: "toolu_1", name: "screenshot", arguments: "{}" }],
+ *     },
+ *     {
+ *       role: "tool",
+ *       toolCallId: "toolu_1",
+ *       name: "screenshot",
+ *       content: "the screen",
+ *       images: [{ mimeType: "image/png", data: "iVBORw0KGgo=" }],
+ *     },
+ *   ],
+ *   tools: [],
+ * }, { images: true });
+ * const turns = body.messages as { content: { type: string; content?: unknown }[] }[];
+ * assert.deepEqual(turns[2].content[0].content, [
+ *   { type: "text", text: "the screen" },
+ *   { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+ * ]);
+ * ```
  */
-export function anthropicBody(request: ChatRequest): Record<string, unknown> {
-  const { system, turns } = toWireMessages(request.messages);
+export function anthropicBody(
+  request: ChatRequest,
+  settings?: Pick<ProviderSettings, "images">,
+): Record<string, unknown> {
+  const { system, turns } = toWireMessages(request.messages, settings);
   const budget = thinkingBudget(request.reasoningEffort);
   let maxTokens = request.maxTokens ?? DEFAULT_MAX_TOKENS + (budget ?? 0);
   let thinking: number | undefined = budget;
@@ -258,7 +316,7 @@ export function anthropicDialect(): SyncDialect {
         url: apiUrl(settings.baseUrl, "messages"),
         method: "POST",
         headers: headersFor(settings),
-        body: JSON.stringify(anthropicBody(request)),
+        body: JSON.stringify(anthropicBody(request, settings)),
       };
     },
     decoder(): StreamDecoder {

@@ -56,11 +56,21 @@ import { CallIds } from "./_gemini_call_ids.ts";
 import { GeminiDecoder } from "./_gemini_decoder.ts";
 import { describeError, readErrorBody, retryableStatus } from "./_gemini_errors.ts";
 import { isObject, toGeminiSchema } from "./_gemini_schema.ts";
+import { toolImages } from "./_tool_images.ts";
 
 export { toGeminiSchema } from "./_gemini_schema.ts";
 
 /** The signature Gemini documents for replayed calls whose real signature is unknown. */
 const SKIP_SIGNATURE = "skip_thought_signature_validator";
+
+/** The image types the API takes inline. */
+const IMAGE_TYPES: ReadonlySet<string> = new Set([
+  "image/png",
+  "image/jpeg",
+  "image/webp",
+  "image/heic",
+  "image/heif",
+]);
 
 /** Thinking budgets by reasoning effort; -1 is Gemini's "dynamic". */
 const THINKING_BUDGETS: { readonly [effort: string]: number } = {
@@ -108,7 +118,10 @@ function thinkingConfig(effort: string | undefined): Record<string, unknown> | u
   return { thinkingBudget: budget, includeThoughts: true };
 }
 
-function toContents(messages: readonly Message[]): { system: string[]; contents: Content[] } {
+function toContents(
+  messages: readonly Message[],
+  settings: Pick<ProviderSettings, "images"> | undefined,
+): { system: string[]; contents: Content[] } {
   const system: string[] = [];
   const contents: Content[] = [];
   const append = (role: "user" | "model", parts: Part[]): void => {
@@ -117,7 +130,14 @@ function toContents(messages: readonly Message[]): { system: string[]; contents:
     if (last !== undefined && last.role === role) last.parts.push(...parts);
     else contents.push({ role, parts });
   };
+  // The images of a turn's tool results follow all of its function responses, so the responses
+  // stay together, in the order of the calls they answer.
+  let images: Part[] = [];
   for (const message of messages) {
+    if (images.length > 0 && message.role !== "tool") {
+      append("user", images);
+      images = [];
+    }
     switch (message.role) {
       case "system":
         if (message.content.length > 0) system.push(message.content);
@@ -138,22 +158,30 @@ function toContents(messages: readonly Message[]): { system: string[]; contents:
         break;
       }
       case "tool": {
+        const { sent, text } = toolImages(message, settings, IMAGE_TYPES);
         const functionResponse: Part = {
           name: message.name,
           // Gemini's convention: `output` for a result, `error` for a failure.
-          response: message.isError ? { error: message.content } : { output: message.content },
+          response: message.isError ? { error: text } : { output: text },
         };
         if (echoableId(message.toolCallId)) functionResponse.id = message.toolCallId;
         append("user", [{ functionResponse }]);
+        for (const image of sent) {
+          images.push({ inlineData: { mimeType: image.mimeType, data: image.data } });
+        }
         break;
       }
     }
   }
+  append("user", images);
   return { system, contents };
 }
 
 /**
- * The Gemini request body for a chat request (what `chatRequest` sends, as an object).
+ * The Gemini request body for a chat request (what `chatRequest` sends, as an object). A tool
+ * result's images follow the turn's function responses as `inlineData` parts when
+ * `settings.images` is true (PNG, JPEG, WebP, HEIC and HEIF, the types the API takes);
+ * otherwise a line of the response's text says what was left out.
  *
  * @example
  * ```ts
@@ -171,9 +199,37 @@ function toContents(messages: readonly Message[]): { system: string[]; contents:
  *   generationConfig: { maxOutputTokens: 1000 },
  * });
  * ```
+ *
+ * @example A screenshot a tool returned, to a model that takes images
+ * ```ts
+ * import { geminiBody } from "@amber/providers/gemini";
+ * import assert from "node:assert/strict";
+ * const body = geminiBody({
+ *   model: "gemini-2.5-flash",
+ *   messages: [
+ *     { role: "user", content: "Look" },
+ *     { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "shot", arguments: "{}" }] },
+ *     {
+ *       role: "tool",
+ *       toolCallId: "c1",
+ *       name: "shot",
+ *       content: "the screen",
+ *       images: [{ mimeType: "image/png", data: "iVBORw0KGgo=" }],
+ *     },
+ *   ],
+ *   tools: [],
+ * }, { images: true });
+ * const contents = body.contents as { parts: Record<string, unknown>[] }[];
+ * assert.deepEqual(contents[2].parts[1], {
+ *   inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" },
+ * });
+ * ```
  */
-export function geminiBody(request: ChatRequest): Record<string, unknown> {
-  const { system, contents } = toContents(request.messages);
+export function geminiBody(
+  request: ChatRequest,
+  settings?: Pick<ProviderSettings, "images">,
+): Record<string, unknown> {
+  const { system, contents } = toContents(request.messages, settings);
   const body: Record<string, unknown> = { contents };
   if (system.length > 0) body.systemInstruction = { parts: [{ text: system.join("\n\n") }] };
   if (request.tools.length > 0) {
@@ -231,7 +287,7 @@ export function geminiDialect(): SyncDialect {
         ),
         method: "POST",
         headers: headersFor(settings, true),
-        body: JSON.stringify(geminiBody(request)),
+        body: JSON.stringify(geminiBody(request, settings)),
       };
     },
     decoder(): StreamDecoder {

@@ -46,6 +46,7 @@ import {
   unframedError,
   usageEvent,
 } from "./_openai_shared.ts";
+import { dataUrl, toolImages } from "./_tool_images.ts";
 
 /**
  * Options of {@linkcode openaiDialect}.
@@ -74,7 +75,9 @@ export interface OpenAIDialectOptions {
  * Requests: `POST {baseUrl}/chat/completions` with `stream: true` and
  * `stream_options.include_usage`; `authorization: Bearer <key>` only when there is a key.
  * System messages stay where they are; an assistant turn's reasoning is not sent back (no
- * compatible field exists and some servers reject one).
+ * compatible field exists and some servers reject one). A tool message takes text only, so
+ * when `settings.images` is true the images of a run of tool results follow it as one user
+ * message of `image_url` data URLs; otherwise a line of each result says what was left out.
  *
  * Decoding: text from `delta.content`; reasoning from `delta.reasoning_content` or
  * `delta.reasoning` (compatible servers); tool calls by `index`, started when their name is
@@ -107,7 +110,7 @@ export function openaiDialect(options: OpenAIDialectOptions = {}): SyncDialect {
     chatRequest(settings: ProviderSettings, request: ChatRequest): HttpRequestSpec {
       const body: Record<string, unknown> = {
         model: request.model,
-        messages: chatMessages(request.messages),
+        messages: chatMessages(request.messages, settings),
         stream: true,
         stream_options: { include_usage: true },
       };
@@ -143,9 +146,28 @@ function chatTools(tools: readonly ToolDefinition[]): unknown[] {
   }));
 }
 
-function chatMessages(messages: readonly Message[]): unknown[] {
+/** The image types the Chat Completions API takes. */
+const IMAGE_TYPES: ReadonlySet<string> = new Set([
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+]);
+
+function chatMessages(
+  messages: readonly Message[],
+  settings: Pick<ProviderSettings, "images">,
+): unknown[] {
   const out: unknown[] = [];
+  // A tool message holds text only: a run of tool results' images follows the run as one user
+  // message (the tool messages must directly follow the assistant's calls), each image after a
+  // line naming the call it came from.
+  let images: unknown[] = [];
   for (const message of messages) {
+    if (images.length > 0 && message.role !== "tool") {
+      out.push({ role: "user", content: images });
+      images = [];
+    }
     switch (message.role) {
       case "system":
       case "user":
@@ -169,11 +191,24 @@ function chatMessages(messages: readonly Message[]): unknown[] {
         });
         break;
       }
-      case "tool":
-        out.push({ role: "tool", tool_call_id: message.toolCallId, content: message.content });
+      case "tool": {
+        const { sent, text } = toolImages(message, settings, IMAGE_TYPES);
+        out.push({ role: "tool", tool_call_id: message.toolCallId, content: text });
+        if (sent.length > 0) {
+          images.push({
+            type: "text",
+            text: `The image${sent.length === 1 ? "" : "s"} that ${message.name} ` +
+              `(call ${message.toolCallId}) returned:`,
+          });
+          for (const image of sent) {
+            images.push({ type: "image_url", image_url: { url: dataUrl(image) } });
+          }
+        }
         break;
+      }
     }
   }
+  if (images.length > 0) out.push({ role: "user", content: images });
   return out;
 }
 

@@ -45,6 +45,7 @@ import {
   unframedError,
   usageEvent,
 } from "./_openai_shared.ts";
+import { dataUrl, toolImages } from "./_tool_images.ts";
 
 /**
  * The OpenAI Responses dialect.
@@ -54,7 +55,9 @@ import {
  * tool results `function_call_output` items; tools are sent with `strict: false` (amber's
  * schemas are not written for strict mode). `store: false`, since every request carries the
  * whole conversation. An assistant turn's reasoning is not sent back (the API only takes its
- * own encrypted reasoning items).
+ * own encrypted reasoning items). A tool result's images go in its output as `input_image`
+ * data URLs beside an `input_text` when `settings.images` is true; otherwise a line of its
+ * text says what was left out.
  *
  * Decoding: `response.output_text.delta` is text; reasoning summary and reasoning text deltas
  * are reasoning; a `function_call` output item is a tool call indexed by its `output_index`,
@@ -81,7 +84,7 @@ export function openaiResponsesDialect(): SyncDialect {
   return {
     flavor: "openai_responses",
     chatRequest(settings: ProviderSettings, request: ChatRequest): HttpRequestSpec {
-      const { instructions, input } = responsesInput(request.messages);
+      const { instructions, input } = responsesInput(request.messages, settings);
       const body: Record<string, unknown> = { model: request.model };
       if (instructions !== undefined) body.instructions = instructions;
       body.input = input;
@@ -124,8 +127,17 @@ function responsesTools(tools: readonly ToolDefinition[]): unknown[] {
   }));
 }
 
+/** The image types the Responses API takes. */
+const IMAGE_TYPES: ReadonlySet<string> = new Set([
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+]);
+
 function responsesInput(
   messages: readonly Message[],
+  settings: Pick<ProviderSettings, "images">,
 ): { instructions: string | undefined; input: unknown[] } {
   const system: string[] = [];
   const input: unknown[] = [];
@@ -148,13 +160,18 @@ function responsesInput(
           });
         }
         break;
-      case "tool":
+      case "tool": {
+        const { sent, text } = toolImages(message, settings, IMAGE_TYPES);
         input.push({
           type: "function_call_output",
           call_id: message.toolCallId,
-          output: message.content,
+          output: sent.length === 0 ? text : [
+            ...(text === "" ? [] : [{ type: "input_text", text }]),
+            ...sent.map((image) => ({ type: "input_image", image_url: dataUrl(image) })),
+          ],
         });
         break;
+      }
     }
   }
   return { instructions: system.length === 0 ? undefined : system.join("\n\n"), input };

@@ -41,6 +41,8 @@ import {
   type CommandNode,
   type CommandOutcome,
   type CommandRegistry,
+  type CommandReply,
+  commandReplyProblem,
   type CommandRoot,
   type CommandTreeNode,
   failed,
@@ -112,7 +114,9 @@ const NODE_NAME = /^[^\s.]+$/;
  * a plugin with two roots never derives one action twice. A root that is itself the leaf (handler
  * key `""`) has the action without a path. A leaf without a handler is listed but inert. A
  * handler that throws fails its dispatch with what it threw, and a plugin's is also handed to
- * `options.onHandlerError`; nothing a handler throws escapes.
+ * `options.onHandlerError`; nothing a handler throws escapes. A handler returns text, or a
+ * `CommandReply` whose `prompt` the outcome carries for the front end to send to the model;
+ * anything else fails the dispatch with an error naming the command.
  *
  * @throws {Error} when a core root is malformed: that is a bug in the host, not a plugin fault.
  *
@@ -163,6 +167,28 @@ const NODE_NAME = /^[^\s.]+$/;
  * const outcome = await commands.dispatch("flaky", ["go"], "");
  * assert.deepEqual(outcome, { ok: false, error: "'/flaky go' failed: boom" });
  * assert.deepEqual(reported, ["flaky /flaky go: boom"]);
+ * ```
+ *
+ * @example A handler's reply may carry a prompt for the model
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createCommandRegistry } from "@amber/registries/commands";
+ *
+ * const commands = createCommandRegistry({
+ *   coreRoots: {
+ *     review: { help: "Ask for a review", handlers: { "": (arg) => ({ prompt: `Review ${arg}.` }) } },
+ *     broken: { help: "Returns garbage", handlers: { "": () => ({ output: "x" }) as never } },
+ *   },
+ * });
+ * assert.deepEqual(await commands.dispatch("review", [], "main.ts"), {
+ *   ok: true,
+ *   text: "",
+ *   prompt: "Review main.ts.",
+ * });
+ * assert.deepEqual(await commands.dispatch("broken", [], ""), {
+ *   ok: false,
+ *   error: "'/broken' failed: its handler returned a reply with neither text nor prompt",
+ * });
  * ```
  */
 export function createCommandRegistry(options: CommandRegistryOptions = {}): CommandRegistry {
@@ -295,20 +321,22 @@ export function createCommandRegistry(options: CommandRegistryOptions = {}): Com
       }
       return { ok: false, error: `'${line}' has no handler` };
     }
-    let text: unknown;
+    let reply: unknown;
     try {
-      text = await handler(arg);
+      reply = await handler(arg);
     } catch (error) {
       if (slot.owner !== "core") reportHandlerError(slot.owner, line, error);
       return { ok: false, error: `'${line}' failed: ${errorMessage(error)}` };
     }
-    if (typeof text !== "string") {
-      return {
-        ok: false,
-        error: `'${line}' failed: its handler returned ${typeof text}, not text`,
-      };
+    const problem = commandReplyProblem(reply);
+    if (problem !== undefined) {
+      return { ok: false, error: `'${line}' failed: its handler ${problem}` };
     }
-    return { ok: true, text };
+    if (typeof reply === "string") return { ok: true, text: reply };
+    const { text, prompt } = reply as CommandReply;
+    return prompt === undefined
+      ? { ok: true, text: text ?? "" }
+      : { ok: true, text: text ?? "", prompt };
   }
 
   return {

@@ -142,6 +142,9 @@ function presetProblem(preset: Preset): string | undefined {
   if (preset.keyEnv !== undefined && typeof preset.keyEnv !== "string") {
     return "has a keyEnv that is not a string";
   }
+  if (preset.images !== undefined && typeof preset.images !== "boolean") {
+    return "has an images that is not a boolean";
+  }
   return undefined;
 }
 
@@ -334,11 +337,12 @@ export function createProviderRegistry(options: ProviderRegistryOptions = {}): P
       slots[0] = { entry: { flavor, owner }, dialect };
     }
     for (let i = 0; i < presets.length; i++) {
-      const { name, baseUrl, defaultModel, requiresKey, keyEnv } = presets[i];
+      const { name, baseUrl, defaultModel, requiresKey, keyEnv, images } = presets[i];
       ids[first + i] = name;
-      slots[first + i] = keyEnv === undefined
+      const slot = keyEnv === undefined
         ? { name, flavor: presets[i].flavor, baseUrl, defaultModel, requiresKey, owner }
         : { name, flavor: presets[i].flavor, baseUrl, defaultModel, requiresKey, keyEnv, owner };
+      slots[first + i] = images === undefined ? slot : { ...slot, images };
     }
     const handle = map.installAll(ids, owner, slots, "provider", capability.name);
     if (handle === undefined) return failed(`${where(capability, owner)} could not be added`);

@@ -7,7 +7,7 @@
  */
 
 import { join, resolve } from "node:path";
-import { AmberError, PLUGIN_ID_PATTERN } from "@amber/core";
+import { AmberError, PLUGIN_SLUG_PATTERN } from "@amber/core";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import { TEMPLATE_FILES } from "../scaffold/templates.ts";
@@ -80,7 +80,7 @@ const SCOPE = /^[a-z0-9][a-z0-9-]*$/;
  */
 export async function scaffoldPlugin(options: ScaffoldOptions): Promise<ScaffoldResult> {
   const { id } = options;
-  if (!PLUGIN_ID_PATTERN.test(id)) {
+  if (!PLUGIN_SLUG_PATTERN.test(id)) {
     throw new ScaffoldError(
       `plugin id '${id}' is not a slug: use lowercase letters, digits and '_'`,
     );
@@ -132,7 +132,7 @@ async function plugin(context: CommandContext): Promise<number> {
   if (verb !== "new" || id === undefined || extra.length > 0) {
     throw new UsageError("usage: amber plugin new <id> [dir] [--scope S]");
   }
-  if (!PLUGIN_ID_PATTERN.test(id)) {
+  if (!PLUGIN_SLUG_PATTERN.test(id)) {
     throw new UsageError(`plugin id '${id}' is not a slug: use lowercase letters, digits and '_'`);
   }
   if (context.plugins().some((bundled) => bundled.id === id)) {

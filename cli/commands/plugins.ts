@@ -4,10 +4,10 @@
  * @module
  */
 
-import { PluginDependentsError, type PluginRecordView } from "@amber/core";
+import { PluginCategory, PluginDependentsError, type PluginRecordView } from "@amber/core";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
-import type { Host } from "../host.ts";
+import { type Host, MCP_WAIT_MS } from "../host.ts";
 import { readPluginLock } from "../plugin_lock.ts";
 import {
   describeBound,
@@ -65,11 +65,18 @@ async function plugins(context: CommandContext): Promise<number> {
   if (context.words[0] === "remove") {
     return await (await import("./plugins_add.ts")).removePlugin(context);
   }
-  const host = await context.host();
   const cascade = switches.has("cascade");
   const dryRun = switches.has("dry-run");
   const json = dryRun && switches.has("json");
   const [verb, id, ...extra] = context.words;
+  // An MCP server's contributions are known once it is connected: the dry run of one connects
+  // the servers first (and puts what they offer in place), as a session would.
+  const mcpDryRun = dryRun && verb === "disable" && id?.startsWith("mcp.") === true;
+  const host = await context.host(mcpDryRun ? { mcp: { connect: true } } : undefined);
+  if (mcpDryRun && host.mcp !== undefined) {
+    await host.mcp.ready(MCP_WAIT_MS);
+    host.runtime.refresh();
+  }
   if (dryRun && verb !== "disable") throw new UsageError("--dry-run goes with plugins disable");
   if (switches.has("json") && !dryRun) {
     throw new UsageError("--json goes with plugins disable --dry-run");
@@ -166,7 +173,8 @@ async function withTrust(
   host: Host,
   views: readonly PluginRecordView[],
 ): Promise<PluginRecordView[]> {
-  if (views.every((view) => view.source === undefined)) return [...views];
+  // An MCP server's plugin has a source too (the file that declares it), but no lock entry.
+  if (views.every((view) => view.source === undefined || isMcp(view))) return [...views];
   let trusted: ReadonlySet<string>;
   try {
     const { plugins } = await readPluginLock(host.configDir);
@@ -176,9 +184,13 @@ async function withTrust(
     return [...views];
   }
   return views.map((view) =>
-    view.source === undefined ? view : {
+    view.source === undefined || isMcp(view) ? view : {
       ...view,
       source: `${view.source} (${trusted.has(view.plugin.id) ? "trusted" : "sandboxed"})`,
     }
   );
+}
+
+function isMcp(view: PluginRecordView): boolean {
+  return view.plugin.category === PluginCategory.Mcp && view.plugin.id.startsWith("mcp.");
 }

@@ -9,10 +9,12 @@
  * @module
  */
 
-import type { ApprovalPolicy } from "@amber/core";
+import { type ApprovalPolicy, walkCommandTree } from "@amber/core";
 import type { ApprovalAnswer } from "@amber/core/kernel";
 import { intOption, UsageError } from "../args.ts";
 import type { CliCommand, CommandContext, Io } from "../command.ts";
+import { dispatchWithin } from "../command_deadline.ts";
+import type { Host } from "../host.ts";
 import { AgentSession, describeEnd, exitCodeOf, HeldDiagnostics } from "../session/mod.ts";
 import { sanitizeText } from "../tui/lines.ts";
 import { runPrinter } from "./run_printer.ts";
@@ -29,7 +31,9 @@ export const runCommand: CliCommand = {
       [--approve ask|auto|deny]   tools that need approval: ask in the terminal (default; deny
                                   without one), allow, or refuse
       [--max-steps N]             at most N model calls (default 50)
-      [--resume ID] [--json]      continue a session; write the events as JSON lines`,
+      [--resume ID] [--json]      continue a session; write the events as JSON lines
+  run "/COMMAND args"             run a command first; one that answers with a prompt (an
+                                  MCP server's, /mcp__SERVER__PROMPT) sends it to the model`,
   options: ["provider", "model", "base-url", "approve", "max-steps", "resume"],
   flags: ["json"],
   run,
@@ -49,9 +53,12 @@ async function run(context: CommandContext): Promise<number> {
   const controller = new AbortController();
   // Keys are known once the session has resolved its provider; a diagnostic from the plugins'
   // start comes before that, and waits for it.
-  const diagnostics = new HeldDiagnostics((d) =>
-    io.err(sanitizeText(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`))
-  );
+  // What an MCP server logs (its stderr, its logging notifications) is for the diagnostics, not
+  // the run's output; its faults are said like any plugin's.
+  const diagnostics = new HeldDiagnostics((d) => {
+    if (d.where === "log" && d.pluginId.startsWith("mcp.")) return;
+    io.err(sanitizeText(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`));
+  });
   let session: AgentSession;
   try {
     session = await AgentSession.open({
@@ -60,6 +67,12 @@ async function run(context: CommandContext): Promise<number> {
           ...services,
           signal: controller.signal,
           onDiagnostic: diagnostics.receive,
+          mcp: {
+            connect: true,
+            oauth: {
+              authorize: (url) => io.err(`amber: to sign in to an MCP server, open ${url.href}`),
+            },
+          },
         }),
       overrides: context.overrides,
       // `amber run` asks by default whatever config.yaml says: a headless run is explicit.
@@ -112,7 +125,14 @@ async function run(context: CommandContext): Promise<number> {
     session.subscribe(runPrinter(io, json));
     const resume = parsed.options.get("resume");
     if (resume !== undefined) await session.resume(resume);
-    const result = await session.turn(prompt, {
+    await serversReady(host, controller.signal);
+    const command = await slashCommand(host, prompt);
+    if (command !== undefined && command.prompt === undefined) {
+      if (command.ok) io.out(command.text);
+      else io.err(`amber: ${sanitizeText(session.redact(command.error))}`);
+      return command.ok ? 0 : 1;
+    }
+    const result = await session.turn(command?.prompt ?? prompt, {
       signal: controller.signal,
       ask: terminal
         ? (request) =>
@@ -150,6 +170,50 @@ async function run(context: CommandContext): Promise<number> {
     for (const [signal, handler] of stopping) Deno.removeSignalListener(signal, handler);
     session.close();
   }
+}
+
+// The MCP servers get `mcp.startupWait` seconds (5 by default) to connect before the first
+// request, so that their tools are there for it; a slower one's tools arrive by live refresh.
+async function serversReady(host: Host, signal: AbortSignal): Promise<void> {
+  if (host.mcp === undefined) return;
+  const seconds = host.config.mcp?.startupWait ?? DEFAULT_STARTUP_WAIT_S;
+  const cancelled = new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  await Promise.race([host.mcp.ready(seconds * 1000), cancelled]);
+  // What connected is put in place now, so that a command of a server (a prompt) can be run.
+  host.runtime.refresh();
+}
+
+/** `mcp.startupWait` when config.yaml does not set it, in seconds. */
+const DEFAULT_STARTUP_WAIT_S = 5;
+
+// A prompt whose first word names a command of the command tree (`/mcp__docs__review main.ts`)
+// runs that command: a `prompt` it answers with is what the model is sent; otherwise its text
+// (or error) is the run's whole output. Any other prompt, slash or not, goes to the model as is.
+async function slashCommand(
+  host: Host,
+  line: string,
+): Promise<
+  | { readonly ok: true; readonly text: string; readonly prompt?: string }
+  | { readonly ok: false; readonly error: string; readonly prompt?: undefined }
+  | undefined
+> {
+  if (!line.startsWith("/")) return undefined;
+  const words = line.slice(1).split(/\s+/).filter((word) => word !== "");
+  const roots = host.registries.command.tree();
+  const { root, node, path, used } = walkCommandTree(roots, words);
+  if (root === undefined || node === undefined) return undefined;
+  if (node.action === undefined && node.children.length > 0) {
+    const where = [root.name, ...path].join(" ");
+    return {
+      ok: false,
+      error: `'/${where}': choose one of: ${node.children.map((c) => c.name).join(", ")}`,
+    };
+  }
+  const arg = words.slice(used).join(" ");
+  return await dispatchWithin(host.runtime, host.registries.command, root.name, path, arg);
 }
 
 // A gate's question (`why` set) is asked every time, so it offers no "always".

@@ -5,10 +5,17 @@
  * leaves; the terminal is restored whatever happens. The modules of the TUI are loaded only
  * here, so every other command starts as fast as before.
  *
+ * The MCP servers connect in the background (the session never waits for them). A workspace
+ * server not approved yet is asked about before the screen starts (the host opens only once the
+ * answer is known). A server's sampling request is put to the user each time, then answered
+ * through the session's provider; an elicitation is asked field by field in dialogs. What a
+ * server logs goes to the diagnostics, not the screen.
+ *
  * @module
  */
 
 import type { ApprovalPolicy, Diagnostic } from "@amber/core";
+import type { McpServerSpec } from "@amber/mcp";
 import { join } from "node:path";
 import { intOption, UsageError } from "../args.ts";
 import type { CommandContext, HostExtras } from "../command.ts";
@@ -20,6 +27,7 @@ import { TuiApp } from "../tui/app.ts";
 import { Approvals } from "../tui/approvals.ts";
 import { tuiCommands } from "../tui/core_commands.ts";
 import { Dialogs } from "../tui/dialogs.ts";
+import { mcpDialogHandlers } from "../tui/mcp_requests.ts";
 import { History } from "../tui/line_editor.ts";
 import { TUI_SEGMENTS } from "../tui/status_line.ts";
 import { DenoTerminal, guardTerminal, type Terminal } from "../tui/terminal.ts";
@@ -46,6 +54,11 @@ export interface TuiOptions {
   readonly frameMs?: number;
   /** How often `tick()` runs, ms. */
   readonly tickMs?: number;
+  /**
+   * Asks whether a workspace's MCP server not approved yet may start; asked while the host
+   * opens, before the screen starts. Without it, such a server is not started.
+   */
+  readonly approveMcp?: (spec: McpServerSpec) => Promise<boolean>;
 }
 
 /** A TUI ready to run. */
@@ -84,6 +97,8 @@ export async function buildTui(options: TuiOptions): Promise<Tui> {
   const notice = (d: Diagnostic) =>
     dialogs.notify(session.redact(`plugin '${d.pluginId}' (${d.where}): ${d.message}`), "warn");
   const onDiagnostic = (d: Diagnostic) => {
+    // What an MCP server logs is for the diagnostics (`amber doctor`), not the screen.
+    if (d.where === "log" && d.pluginId.startsWith("mcp.")) return;
     if (ref.app === undefined) early.push(d);
     else notice(d);
   };
@@ -95,6 +110,14 @@ export async function buildTui(options: TuiOptions): Promise<Tui> {
         ui: dialogs,
         frontEnd: { commands: tuiCommands(() => ref.app?.commands), segments: TUI_SEGMENTS },
         onDiagnostic,
+        mcp: {
+          connect: true,
+          ...(options.approveMcp === undefined ? {} : { approve: options.approveMcp }),
+          oauth: {
+            authorize: (url) =>
+              dialogs.notify(`to sign in to an MCP server, open ${url.href}`, "info"),
+          },
+        },
       }),
     overrides: options.overrides,
     approval: options.approve,
@@ -102,6 +125,10 @@ export async function buildTui(options: TuiOptions): Promise<Tui> {
     env: options.env,
   });
   const host = session.host;
+  // Each sampling request is approved by the user, then answered by the session's provider.
+  host.mcp?.setHandlers(
+    mcpDialogHandlers(dialogs, (params, signal) => session.sample(params, signal)),
+  );
   const history = await History.load(join(host.configDir, "history.jsonl"));
   const app = new TuiApp({
     terminal: options.terminal,
@@ -151,6 +178,7 @@ export async function runTui(context: CommandContext): Promise<number> {
     approve,
     maxSteps: intOption(parsed, "max-steps", 50),
     color: (Deno.env.get("NO_COLOR") ?? "") === "",
+    approveMcp: (spec) => Promise.resolve(askToStart(spec)),
   });
   const { app, session } = tui;
   const resume = parsed.options.get("resume");
@@ -176,4 +204,37 @@ export async function runTui(context: CommandContext): Promise<number> {
     io.err(`amber: session ${session.id} (continue with: amber --resume ${session.id})`);
   }
   return code;
+}
+
+/**
+ * The question a workspace's MCP server is approved with, before it first starts: its name, the
+ * file that declared it and what would run (the command line, or the URL), as written there
+ * (a `${VAR}` is shown, not its value).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startQuestion } from "./tui.ts";
+ * assert.equal(
+ *   startQuestion({
+ *     name: "files", pluginId: "mcp.files", source: "./.mcp.json", fromWorkspace: true,
+ *     entry: { transport: "stdio", command: "npx", args: ["-y", "files-server", "${HOME}"] },
+ *   }),
+ *   "Start MCP server 'files' from ./.mcp.json: npx -y files-server ${HOME}?",
+ * );
+ * ```
+ */
+export function startQuestion(spec: McpServerSpec): string {
+  const entry = spec.entry;
+  const what = entry.command !== undefined
+    ? [entry.command, ...(entry.args ?? [])].join(" ")
+    : `${entry.url ?? ""}${entry.transport === "sse" ? " (sse)" : ""}`;
+  return `Start MCP server '${spec.name}' from ${spec.source}: ${what}?`;
+}
+
+// Asked on the terminal as it is, before the screen starts: the host (and so the app) opens
+// only once the answer is known. Deno's `confirm` adds " [y/N] " and takes y or Y for yes.
+function askToStart(spec: McpServerSpec): boolean {
+  if (!Deno.stdin.isTerminal()) return false;
+  return confirm(startQuestion(spec));
 }

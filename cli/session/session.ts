@@ -11,6 +11,7 @@
  * @module
  */
 
+import type { CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
 import type {
   AllowanceSnapshot,
   ApprovalPolicy,
@@ -42,6 +43,7 @@ import { describeEnd, type SessionEvent, type SessionListener } from "./events.t
 import { providerSnapshot, resolveProviderFor } from "./provider.ts";
 import { ProtectedPaths, protectedPathsGate } from "./protected_paths.ts";
 import { configuredKeys, EventRedactor, SecretRedactor } from "./redact.ts";
+import { gatherSample, type SamplingParams, samplingMessages } from "./sampling.ts";
 import { lockSession } from "./session_lock.ts";
 
 /** Answers an approval question; `signal` is aborted when the question is moot (a cancel). */
@@ -286,6 +288,35 @@ export class AgentSession {
       // Text held back as a possible start of a key goes out with the turn, however it ended.
       this.#events.flush((event) => this.#deliver(event));
     }
+  }
+
+  /**
+   * Answers an MCP server's sampling request with one model call through the session's
+   * provider and model: the request's messages, system prompt, `maxTokens` and temperature, no
+   * tools. The answer is text; a key the session knows of is redacted from it before the server
+   * sees it, and its tokens count in {@linkcode AgentSession.usage}. Nothing is written to the
+   * session file. The front end has the user approve each request before calling this. Rejects
+   * with a `SamplingError` when the call fails or `signal` aborts it, and with the session's
+   * problem when no provider can be used.
+   */
+  async sample(params: SamplingParams, signal: AbortSignal): Promise<CreateMessageResult> {
+    this.ready();
+    const resolved = this.#resolved!;
+    const client = this.#client!;
+    const answer = await gatherSample(resolved.model, (sink) =>
+      client.stream({
+        model: resolved.model,
+        messages: samplingMessages(params),
+        tools: [],
+        maxTokens: params.maxTokens,
+        ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
+      }, sink, signal));
+    this.#usage.promptTokens += answer.usage.promptTokens;
+    this.#usage.completionTokens += answer.usage.completionTokens;
+    const content = answer.result.content;
+    return content.type === "text"
+      ? { ...answer.result, content: { ...content, text: this.#redactor.redact(content.text) } }
+      : answer.result;
   }
 
   /**

@@ -74,7 +74,7 @@ export class TuiApp {
   readonly #frames: FrameComposer;
   readonly #decoder = new KeyDecoder();
   readonly #editor: LineEditor;
-  readonly #drawer = new Drawer();
+  readonly #drawer: Drawer;
   readonly #transcript = new TranscriptView();
   #view: ViewState = INITIAL_VIEW;
   #panel: PanelView | undefined;
@@ -104,19 +104,36 @@ export class TuiApp {
     this.#screen = new Screen(size.columns, size.rows, options.color ?? true);
     this.#frames = new FrameComposer(this.#screen);
     this.#editor = new LineEditor(options.history);
+    const mcp = options.session.host.mcp;
+    // `@server:uri` completes from the resources of the servers connected at that moment.
+    this.#drawer = new Drawer(
+      mcp === undefined ? undefined : () =>
+        mcp.list().flatMap((server) =>
+          server.state.status === "connected"
+            ? server.resources.map((resource) => ({ server: server.name, ...resource }))
+            : []
+        ),
+    );
     this.#status = new StatusFeed(options.session, () => this.#invalidate());
     options.dialogs.attach(() => this.#invalidate(), (message, tone) => {
       this.#transcript.notice(message, tone === "info" ? "info" : tone);
       this.#invalidate();
     });
     options.session.subscribe((event) => this.#event(event));
+    // A server connecting, failing or changing its lists: the bar's count and an open /mcp
+    // console show it at the next frame.
+    options.session.host.mcp?.onChange(() => {
+      this.#status.refresh();
+      this.#invalidate();
+    });
     this.commands = new SessionCommands(options.session, {
       transcript: this.#transcript,
       busy: () => this.busy,
-      showPanel: (id) => {
-        this.#panel = new PanelView(id, this.#session.host.registries.panel);
+      showPanel: (id, source) => {
+        this.#panel = new PanelView(id, source ?? this.#session.host.registries.panel);
         this.#invalidate();
       },
+      startTurn: (prompt) => this.#startTurn(prompt),
       scrollHome: (repaint) => {
         this.#scroll = 0;
         if (repaint) this.#screen.invalidate();

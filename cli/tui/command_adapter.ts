@@ -1,7 +1,9 @@
 /**
  * The interactive session's command adapter: what the TUI's core commands (`/model`,
- * `/provider`, `/sessions`, `/resume`, `/clear`, `/panel`, ...) do, as calls on the agent
- * session, the host's registries and the few things of the screen they touch.
+ * `/provider`, `/sessions`, `/resume`, `/clear`, `/panel`, `/mcp`, ...) do, as calls on the
+ * agent session, the host's registries and the few things of the screen they touch. A command
+ * whose outcome carries a prompt (an MCP server's prompt, `/mcp__srv__prompt args`) starts a turn
+ * with it as the user's message.
  *
  * @module
  */
@@ -11,6 +13,8 @@ import { listSessions } from "@amber/core/kernel";
 import type { AgentSession } from "../session/mod.ts";
 import type { CommandTarget } from "./core_commands.ts";
 import { dispatchWithin } from "../command_deadline.ts";
+import { MCP_PANEL_ID, McpConsole } from "./mcp_panel.ts";
+import type { PanelSource } from "./panel_view.ts";
 import { parseSlash } from "./slash.ts";
 import type { ToolLabel, TranscriptView } from "./transcript_view.ts";
 
@@ -20,8 +24,13 @@ export interface AppControls {
   readonly transcript: TranscriptView;
   /** Whether a turn is running. */
   busy(): boolean;
-  /** Opens a panel full screen (it exists). */
-  showPanel(id: string): void;
+  /**
+   * Opens a panel full screen (it exists): one of the panel registry's, or, with `source`, a
+   * view of the TUI's own.
+   */
+  showPanel(id: string, source?: PanelSource): void;
+  /** Starts a turn with `prompt` as the user's message (shown as the user's row). */
+  startTurn(prompt: string): void;
   /** Back to the bottom of the transcript, and a full repaint when `repaint`. */
   scrollHome(repaint: boolean): void;
   /** The session's settings may have changed: recompose the bar (and refetch the wallet). */
@@ -44,6 +53,7 @@ export interface AppControls {
 export class SessionCommands implements CommandTarget {
   readonly #session: AgentSession;
   readonly #app: AppControls;
+  #mcp: McpConsole | undefined;
 
   /** Commands acting on `session` and `app`. */
   constructor(session: AgentSession, app: AppControls) {
@@ -53,7 +63,8 @@ export class SessionCommands implements CommandTarget {
 
   /**
    * Runs a slash command line typed at the prompt, within its `command` deadline: it is echoed,
-   * and its output (or its error) follows in the transcript.
+   * and its output (or its error) follows in the transcript. A prompt it answers with is sent
+   * to the model as the user's message, unless a turn is running.
    */
   async dispatch(line: string): Promise<void> {
     const transcript = this.#app.transcript;
@@ -65,6 +76,11 @@ export class SessionCommands implements CommandTarget {
       : await dispatchWithin(runtime, registries.command, parsed.root, parsed.path, parsed.arg);
     if (outcome.ok) {
       if (outcome.text !== "") transcript.notice(outcome.text);
+      if (outcome.prompt !== undefined && outcome.prompt.trim() !== "") {
+        if (this.#app.busy()) {
+          transcript.notice("a turn is running: its prompt was not sent; try again after it", "error");
+        } else this.#app.startTurn(outcome.prompt);
+      }
     } else transcript.notice(outcome.error, "error");
     this.#app.settingsChanged(false);
   }
@@ -90,6 +106,19 @@ export class SessionCommands implements CommandTarget {
     if (panels.length === 0) return "no panels";
     return panels.map((p) => `${p.id}  ${p.title}  (${p.owner})`).join("\n") +
       "\nopen one with /panel <id>";
+  }
+
+  /** `/mcp ARG`: the MCP console (a panel), or a subcommand's answer. */
+  async mcp(arg: string): Promise<string> {
+    const host = this.#session.host;
+    this.#mcp ??= new McpConsole(host, async (spec) => {
+      const { approveServer } = await import("../mcp_sources.ts");
+      await approveServer(host.configDir, host.workspace, spec);
+    });
+    const result = await this.#mcp.command(arg);
+    if ("text" in result) return result.text;
+    this.#app.showPanel(MCP_PANEL_ID, result.panel);
+    return "";
   }
 
   /** Shows or switches the model. */

@@ -1,6 +1,7 @@
 /**
  * The command roots the interactive session adds to the core's `/set` and `/get`: `/help`,
- * `/plugins`, `/panel`, `/model`, `/provider`, `/sessions`, `/resume`, `/clear` and `/quit`,
+ * `/plugins`, `/panel`, `/mcp`, `/model`, `/provider`, `/sessions`, `/resume`, `/clear` and
+ * `/quit`,
  * installed for owner `core` as the host opens. That is before the app that carries them out
  * exists, so each handler reaches its target through a getter at the moment it runs.
  *
@@ -8,6 +9,7 @@
  */
 
 import type { CommandCapability, CommandHandler, CommandRoot } from "@amber/core";
+import { MCP_MANUAL } from "./mcp_panel.ts";
 
 /** What the core commands act on: the running TUI. */
 export interface CommandTarget {
@@ -17,6 +19,8 @@ export interface CommandTarget {
   openPanel(id: string): string;
   /** The panels there are, one per line. */
   panels(): string;
+  /** `/mcp ARG`: opens the MCP console, or answers a subcommand. */
+  mcp(arg: string): Promise<string>;
   /** Shows or switches the model. */
   model(name: string): string;
   /** Shows or switches the provider. */
@@ -86,7 +90,7 @@ export function helpText(tree: readonly CommandRoot[], arg: string): string {
  * for (const root of tuiCommands(() => undefined)) commands.install("core", root, services);
  * assert.equal(
  *   commands.tree().map((root) => root.name).join(" "),
- *   "help plugins panel model provider sessions resume clear quit",
+ *   "help plugins panel mcp model provider sessions resume clear quit",
  * );
  * assert.deepEqual(await commands.dispatch("quit", [], ""), {
  *   ok: false,
@@ -100,11 +104,17 @@ export function tuiCommands(target: () => CommandTarget | undefined): CommandCap
     if (found === undefined) throw new Error("the interactive session is not running");
     return found;
   };
-  const root = (name: string, help: string, handler: CommandHandler): CommandCapability => ({
+  const root = (
+    name: string,
+    help: string,
+    handler: CommandHandler,
+    man?: string,
+  ): CommandCapability => ({
     kind: "command",
     name,
     root: name,
     help,
+    ...(man === undefined ? {} : { man }),
     subtree: {},
     handlers: { "": handler },
   });
@@ -123,6 +133,14 @@ export function tuiCommands(target: () => CommandTarget | undefined): CommandCap
       "panel",
       "Open a panel full screen: /panel <id> (without an id, list them)",
       (arg) => arg.trim() === "" ? app().panels() : app().openPanel(arg.trim()),
+    ),
+    // One root, its subcommands parsed from the argument: `/mcp` alone opens the console, and a
+    // root with children cannot run itself.
+    root(
+      "mcp",
+      "The MCP servers, live; /mcp list | tools NAME | reconnect NAME | approve NAME",
+      (arg) => app().mcp(arg),
+      MCP_MANUAL,
     ),
     root(
       "model",

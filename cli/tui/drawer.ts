@@ -5,6 +5,9 @@
  * disappear at once). Up and Down select, Tab completes, Esc closes; when the typed line has gone
  * past a command into its argument, the drawer shows that command's manual.
  *
+ * Given the MCP servers' resources, it also completes an `@server:uri` word typed at the end of
+ * a prompt (see `mentions.ts`).
+ *
  * @module
  */
 
@@ -12,6 +15,14 @@ import type { CommandRoot, CommandTreeNode } from "@amber/core";
 import { truncateToCells } from "@amber/core/cells";
 import type { Key } from "./input.ts";
 import type { LineEditor } from "./line_editor.ts";
+import {
+  completeMention,
+  type MentionEntry,
+  mentionEntries,
+  type MentionQuery,
+  mentionQuery,
+  type MentionResource,
+} from "./mentions.ts";
 import type { StyledLine } from "./lines.ts";
 import { Styles } from "./style.ts";
 
@@ -148,13 +159,38 @@ export class Drawer {
   #match: DrawerMatch = { entries: [] };
   #selected = 0;
   #dismissed = false;
+  readonly #resources: (() => readonly MentionResource[]) | undefined;
+  #mention: { readonly query: MentionQuery; readonly entries: MentionEntry[] } | undefined;
 
-  /** Re-reads the tree (rebuilding the entries only when the registry gave a new one). */
+  /** A drawer; with `resources`, it completes `@server:uri` mentions of them too. */
+  constructor(resources?: () => readonly MentionResource[]) {
+    this.#resources = resources;
+  }
+
+  /**
+   * Re-reads the tree (rebuilding the entries only when the registry gave a new one), or, for a
+   * mention being typed, the resources (they change as servers connect).
+   */
   update(tree: readonly CommandRoot[], input: string): void {
+    const mention = this.#resources === undefined ? undefined : mentionQuery(input);
+    if (mention !== undefined) {
+      if (input !== this.#input) {
+        this.#selected = 0;
+        this.#dismissed = false;
+      }
+      this.#input = input;
+      const entries = mentionEntries(this.#resources!(), mention);
+      this.#mention = { query: mention, entries };
+      this.#selected = Math.min(this.#selected, Math.max(0, entries.length - 1));
+      return;
+    }
+    // Leaving a mention: the command match is recomputed whatever the input.
+    const leaving = this.#mention !== undefined;
+    this.#mention = undefined;
     if (tree !== this.#tree) {
       this.#tree = tree;
       this.#entries = commandEntries(tree);
-    } else if (input === this.#input) {
+    } else if (input === this.#input && !leaving) {
       return;
     }
     if (input !== this.#input) {
@@ -168,8 +204,14 @@ export class Drawer {
 
   /** Whether it shows. */
   get open(): boolean {
+    if (this.#mention !== undefined) return !this.#dismissed && this.#mention.entries.length > 0;
     return !this.#dismissed && this.#input.trimStart().startsWith("/") &&
       !this.#input.includes("\n");
+  }
+
+  /** Whether it shows resources for an `@` word rather than commands. */
+  get mentioning(): boolean {
+    return this.#mention !== undefined && this.open;
   }
 
   /** The current matches. */
@@ -184,7 +226,7 @@ export class Drawer {
 
   /** Moves the selection. */
   move(by: number): void {
-    const count = this.#match.entries.length;
+    const count = (this.#mention?.entries ?? this.#match.entries).length;
     if (count === 0) return;
     this.#selected = (this.#selected + by + count) % count;
   }
@@ -199,6 +241,12 @@ export class Drawer {
    * selection or the input already goes past it.
    */
   completion(): string | undefined {
+    if (this.#mention !== undefined) {
+      const chosen = this.#mention.entries[this.#selected];
+      return chosen === undefined
+        ? undefined
+        : completeMention(this.#input, this.#mention.query, chosen);
+    }
     const entry = this.selected;
     if (entry === undefined || this.#match.argumentOf !== undefined) return undefined;
     return entry.line;
@@ -206,8 +254,9 @@ export class Drawer {
 
   /** The drawer's lines at `width`, at most `rows` of them. */
   lines(width: number, rows: number): StyledLine[] {
-    const { entries, argumentOf } = this.#match;
     if (rows <= 0) return [];
+    if (this.#mention !== undefined) return this.#list(this.#mention.entries, width, rows);
+    const { entries, argumentOf } = this.#match;
     if (entries.length === 0) {
       return [[{ text: truncateToCells("  no command matches", width), style: Styles.dim }]];
     }
@@ -228,6 +277,15 @@ export class Drawer {
       }
       return lines;
     }
+    return this.#list(entries, width, rows);
+  }
+
+  // Entries, one a line: their text and help in two columns, the selection kept in view.
+  #list(
+    entries: readonly { readonly line: string; readonly help: string }[],
+    width: number,
+    rows: number,
+  ): StyledLine[] {
     const column = Math.min(30, Math.max(...entries.map((e) => e.line.length)) + 4);
     // Keep the selection in view.
     const first = Math.max(0, Math.min(this.#selected - rows + 1, entries.length - rows));
@@ -262,7 +320,8 @@ export interface EditTarget {
 /**
  * A key for the drawer or the input line: with the drawer open, Up and Down select, Tab
  * completes, Esc closes it, and Enter on a partial word completes it to the selection and sends
- * that; everything else edits the line. Returns `"escape"` for an Esc nothing here wanted.
+ * that (a resource mention is sent as typed); everything else edits the line. Returns
+ * `"escape"` for an Esc nothing here wanted.
  *
  * @example
  * ```ts
@@ -286,7 +345,15 @@ export function editKey(target: EditTarget, key: Key): "escape" | undefined {
     drawer.dismiss();
     return undefined;
   }
-  if (drawer.open && drawer.match.entries.length > 0) {
+  if (drawer.mentioning && (key.name === "up" || key.name === "down" || key.name === "tab")) {
+    if (key.name === "tab") {
+      const completion = drawer.completion();
+      if (completion !== undefined) editor.set(completion);
+      drawer.update(target.tree(), editor.text);
+    } else drawer.move(key.name === "up" ? -1 : 1);
+    return undefined;
+  }
+  if (!drawer.mentioning && drawer.open && drawer.match.entries.length > 0) {
     if (key.name === "up" || key.name === "down") {
       drawer.move(key.name === "up" ? -1 : 1);
       return undefined;

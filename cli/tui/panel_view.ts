@@ -24,6 +24,12 @@ import { Styles } from "./style.ts";
 /** What starts the line of a panel's selection, which the host keeps on the page. */
 export const SELECTION_MARK = "›";
 
+/**
+ * Where a panel view finds its panel: the panel registry, or a view the TUI itself shows (the
+ * `/mcp` console) in the same frame.
+ */
+export type PanelSource = Pick<PanelRegistry, "list" | "render" | "key">;
+
 /** What a key did to a panel. */
 export type PanelKeyResult = "close" | "handled" | "ignored";
 
@@ -91,7 +97,7 @@ export type PanelKeyResult = "close" | "handled" | "ignored";
 export class PanelView {
   /** The panel's id. */
   readonly id: string;
-  readonly #panels: PanelRegistry;
+  readonly #panels: PanelSource;
   // The scroll position, page height and line count of the part that scrolls: below the
   // heading, when a selection keeps one.
   #scroll = 0;
@@ -101,7 +107,7 @@ export class PanelView {
   #reveal = false;
 
   /** Opens panel `id` of `panels`. */
-  constructor(id: string, panels: PanelRegistry) {
+  constructor(id: string, panels: PanelSource) {
     this.id = id;
     this.#panels = panels;
   }

@@ -6,7 +6,8 @@
  * bar is too narrow, so a resize recomposes at once.
  *
  * The TUI adds the segments only an interactive session has values for (mode, effort, latency,
- * tokens per second, jobs, scroll), owned by `core`, so `amber status` stays as it was.
+ * tokens per second, jobs, MCP servers connecting, scroll), owned by `core`, so `amber status`
+ * stays as it was.
  *
  * @module
  */
@@ -15,6 +16,7 @@ import {
   type ComposedStatus,
   emptyStatusSnapshot,
   type StatusRegistry,
+  type StatusMcpServer,
   type StatusSegmentCapability,
   type StatusSnapshot,
   type StatusTone,
@@ -106,6 +108,7 @@ export class StatusFeed {
   readonly #changed: () => void;
   #base: StatusSnapshot = emptyStatusSnapshot();
   #jobs = 0;
+  #mcp: readonly StatusMcpServer[] = [];
 
   /** A feed over `session`; `changed` is called when a refetched readout lands. */
   constructor(session: AgentSession, changed: () => void) {
@@ -113,11 +116,19 @@ export class StatusFeed {
     this.#changed = changed;
   }
 
-  /** Rereads the session's snapshot (model, effort, cached readouts) and the running jobs. */
+  /**
+   * Rereads the session's snapshot (model, effort, cached readouts), the running jobs and the
+   * MCP servers.
+   */
   refresh(): void {
     this.#base = this.#session.snapshot();
-    const jobs = this.#session.host.services.jobs;
-    this.#jobs = jobs?.list().filter((job) => job.running).length ?? 0;
+    const host = this.#session.host;
+    this.#jobs = host.services.jobs?.list().filter((job) => job.running).length ?? 0;
+    this.#mcp = host.mcp?.list().map((server) => ({
+      name: server.name,
+      connected: server.state.status === "connected",
+      tools: server.tools.filter((tool) => !tool.disabled).length,
+    })) ?? [];
   }
 
   /** Refetches the wallet of the session's account; the bar shows it once it lands. */
@@ -142,8 +153,27 @@ export class StatusFeed {
       tps: live.meter.tps,
       runningJobs: this.#jobs,
       runningTool: live.runningTool,
+      mcpServers: this.#mcp,
     };
   }
+}
+
+/**
+ * The MCP segment's text: `mcp 2/3` while some server is not connected (connecting, retrying,
+ * failed), nothing once all are.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { mcpSegmentText } from "./status_line.ts";
+ * const server = (connected: boolean) => ({ name: "s", connected, tools: 1 });
+ * assert.equal(mcpSegmentText([server(true), server(false), server(true)]), "mcp 2/3");
+ * assert.equal(mcpSegmentText([server(true)]), "");
+ * ```
+ */
+export function mcpSegmentText(servers: readonly StatusMcpServer[]): string {
+  const connected = servers.filter((server) => server.connected).length;
+  return connected < servers.length ? `mcp ${connected}/${servers.length}` : "";
 }
 
 function ms(value: number): string {
@@ -199,5 +229,12 @@ export const TUI_SEGMENTS: readonly StatusSegmentCapability[] = [
       text: s.runningJobs > 0 ? `${s.runningJobs} job${s.runningJobs === 1 ? "" : "s"}` : "",
       tone: "warn",
     }),
+  },
+  {
+    kind: "status",
+    name: "mcp",
+    priority: 510,
+    dropPriority: 36,
+    render: (s) => ({ text: mcpSegmentText(s.mcpServers), tone: "warn" }),
   },
 ];

@@ -13,6 +13,7 @@ import { describeError } from "../errors.ts";
 import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import type { StateCommand } from "../hooks.ts";
 import type { Message, ToolCall } from "../message.ts";
+import type { ToolImage } from "../tool.ts";
 import { consultGuards } from "./_guards.ts";
 import { applyCommand, PhaseHooks, seedState } from "./_hooks.ts";
 import { chatRequest, Reply } from "./_inference.ts";
@@ -224,6 +225,9 @@ export class Run {
         name: call.name,
         content: result.ok ? result.output : `error: ${result.error ?? "the tool failed"}`,
         ...(result.ok ? {} : { isError: true }),
+        ...(result.images !== undefined && result.images.length > 0
+          ? { images: imagesOf(result.images) }
+          : {}),
       }));
       await this.#hooks.run(env, "AfterTool", step, stepMessages, staged, { call, result });
     }
@@ -316,6 +320,12 @@ export class Run {
   #emit(event: RunEvent): void {
     this.#o.onEvent?.(event);
   }
+}
+
+// The message is frozen and written to the session file: a copy with only the two fields keeps
+// the tool's own objects unfrozen and whatever else it put in them out of the file.
+function imagesOf(images: readonly ToolImage[]): readonly ToolImage[] {
+  return images.map(({ mimeType, data }) => ({ mimeType, data }));
 }
 
 // Answers every call of `calls` that `stepMessages` has no result for yet with `why`.

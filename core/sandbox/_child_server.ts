@@ -5,6 +5,7 @@
 // way, and only data crosses.
 
 import type { AccountRequest } from "../wallet.ts";
+import { type CommandReply, commandReplyProblem } from "../command.ts";
 import { describeError, describeValueType } from "../errors.ts";
 import type { AmberEvents } from "../events.ts";
 import type { Plugin } from "../plugin.ts";
@@ -417,7 +418,7 @@ export class PluginServer {
     return await ask.call(served.tool, params.args) === true;
   }
 
-  async #command(params: CommandRunParams): Promise<string> {
+  async #command(params: CommandRunParams): Promise<string | CommandReply> {
     const command = this.#find(this.#served.commands, "command", params.name);
     const handler = command.handlers[params.path];
     if (typeof handler !== "function") {
@@ -426,11 +427,12 @@ export class PluginServer {
         `command '${params.name}' has no handler at '${params.path}'`,
       );
     }
-    const text: unknown = await handler(params.arg);
-    if (typeof text !== "string") {
-      throw new Error(`command '${command.root}' returned ${describeValueType(text)}, not text`);
-    }
-    return text;
+    const reply: unknown = await handler(params.arg);
+    const problem = commandReplyProblem(reply);
+    if (problem !== undefined) throw new Error(`command '${command.root}': its handler ${problem}`);
+    if (typeof reply === "string") return reply;
+    const { text, prompt } = reply as CommandReply;
+    return { ...(text === undefined ? {} : { text }), ...(prompt === undefined ? {} : { prompt }) };
   }
 
   async #configChanged(params: ConfigChangedParams): Promise<void> {

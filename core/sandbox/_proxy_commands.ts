@@ -1,8 +1,15 @@
 // A sandboxed plugin's command capability: the tree is data from its descriptor, and each path
 // that has a handler in the plugin gets one here that runs it there (`command.run`). A failure
-// is thrown, as a failing handler throws, and the command registry turns it into an error.
+// is thrown, as a failing handler throws, and the command registry turns it into an error. The
+// answer is the handler's text or its reply (a prompt for the model), checked here again: the
+// process is not trusted to have checked it.
 
-import type { CommandCapability, CommandHandler } from "../command.ts";
+import {
+  type CommandCapability,
+  type CommandHandler,
+  type CommandReply,
+  commandReplyProblem,
+} from "../command.ts";
 import type { ProxyLink } from "./_proxy_link.ts";
 import { type CapabilityDescriptor, type CommandRunParams, Method } from "./protocol.ts";
 
@@ -18,11 +25,16 @@ export function proxyCommand(
       `of plugin '${link.pluginId}'`;
     handlers[path] = async (arg) => {
       const params: CommandRunParams = { name, path, arg };
-      const text = await link.call(Method.commandRun, params, "command", what);
-      if (typeof text !== "string") {
-        throw new TypeError(`${what} answered ${typeof text}, not text`);
-      }
-      return text;
+      const reply = await link.call(Method.commandRun, params, "command", what);
+      const problem = commandReplyProblem(reply);
+      if (problem !== undefined) throw new TypeError(`${what} ${problem}`);
+      if (typeof reply === "string") return reply;
+      // Only the two fields cross: whatever else the process put in the object stays out.
+      const { text, prompt } = reply as CommandReply;
+      return {
+        ...(text === undefined ? {} : { text }),
+        ...(prompt === undefined ? {} : { prompt }),
+      };
     };
   }
   return {

@@ -46,6 +46,7 @@ export function createOpenaiPlugin(): Plugin {
           defaultModel: MODEL,
           requiresKey: true,
           keyEnv: "OPENAI_API_KEY",
+          images: true,
         }],
       },
       {
@@ -62,6 +63,7 @@ export function createOpenaiPlugin(): Plugin {
           defaultModel: MODEL,
           requiresKey: true,
           keyEnv: "OPENAI_API_KEY",
+          images: true,
         }],
       },
     ],

@@ -271,6 +271,7 @@ Deno.test("resolveProvider: command line, then config.yaml, then the preset; key
     deepStrictEqual(configured.settings, {
       baseUrl: "https://proxy.example/v1",
       apiKey: "sk-mine",
+      images: true,
     });
     deepStrictEqual([configured.model, configured.keyEnv, configured.keySet], [
       "x/y",
@@ -293,7 +294,7 @@ Deno.test("resolveProvider: command line, then config.yaml, then the preset; key
     // config.yaml's model, base URL and key variable are openrouter's: another provider gets
     // its own preset's.
     const other = resolveProvider(host, { provider: "anthropic" }, env);
-    deepStrictEqual(other.settings, { baseUrl: "https://api.anthropic.com" });
+    deepStrictEqual(other.settings, { baseUrl: "https://api.anthropic.com", images: true });
     deepStrictEqual([other.keyEnv, other.keySet], ["ANTHROPIC_API_KEY", false]);
     strictEqual(other.model, other.preset.defaultModel);
     strictEqual(other.flavor.owner, "anthropic");

@@ -82,7 +82,8 @@ Deno.test("a plugin's commands leave the drawer when it is switched off, and com
   assert.ok(!lines(drawer).includes("/hello greet"));
   assert.deepEqual(await runSlash(registries.command, "/hello greet amber"), {
     ok: false,
-    error: "unknown command '/hello'; commands: /help, /plugins, /panel, /model, /provider, " +
+    error:
+      "unknown command '/hello'; commands: /help, /plugins, /panel, /mcp, /model, /provider, " +
       "/sessions, /resume, /clear, /quit, /set",
   });
   await runtime.setState("hello", true);

@@ -1,0 +1,593 @@
+/**
+ * One MCP server as an amber plugin realized for the session: the plugin `mcp.<name>` whose
+ * contributions are what the server offers while it is connected (its tools, its prompts as
+ * commands, its resources as two tools and an attachment hook), and whose live version moves
+ * whenever that changes, so the runtime swaps them at the next step boundary.
+ *
+ * Connecting happens in the background: `initialize` answers at once, and a slow server's tools
+ * arrive by live refresh. A server that cannot be reached, crashes, times out or sends garbage
+ * is this plugin's fault alone: it is reported, retried with a doubling delay, and after
+ * `maxAttempts` failures in a row handed to `fail`, which switches the plugin off with the
+ * reason.
+ *
+ * Hosts use {@linkcode McpServers} (servers.ts), which builds one of these per server.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  LoggingMessageNotificationSchema,
+  type Prompt as SdkPrompt,
+  PromptListChangedNotificationSchema,
+  type Resource as SdkResource,
+  ResourceListChangedNotificationSchema,
+  type Tool as SdkTool,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import {
+  type Capability,
+  type CommandCapability,
+  describeError,
+  type Diagnostic,
+  type HookCapability,
+  namespace,
+  type Plugin,
+  PluginCategory,
+  type StartedProcess,
+  type Tool,
+} from "@amber/core";
+import {
+  type ConnectOptions,
+  connectServer,
+  type McpClientHandlers,
+  type McpConnection,
+} from "./connect.ts";
+import type { OAuthInteraction } from "./oauth.ts";
+import { mcpPromptCommands } from "./prompt_commands.ts";
+import { mcpAttachmentHook, mcpResourceTools } from "./resources.ts";
+import { mcpToolName } from "./server_config.ts";
+import { MCP_OUTPUT_CAP, mcpTool, type McpToolPolicy } from "./tool_mapping.ts";
+import type { McpConnectionState, McpServerSpec } from "./types.ts";
+
+/** A server's tool as {@linkcode McpServerView} lists it. */
+export interface McpToolView {
+  /** The name the model sees: `mcp__<server>__<tool>`. */
+  readonly name: string;
+  /** The server's own name for it. */
+  readonly mcpName: string;
+  /** Its description, as the server gives it. */
+  readonly description: string;
+  /** Left out of the model's tools by the entry's `disabledTools`. */
+  readonly disabled: boolean;
+  /** The server marks it `readOnlyHint`. */
+  readonly readOnly: boolean;
+}
+
+/** What a front end shows of one server (`amber mcp list`, `/mcp`). */
+export interface McpServerView {
+  /** The name as configured. */
+  readonly name: string;
+  /** Its plugin, `mcp.<name in lower case>`. */
+  readonly pluginId: string;
+  /** Where it was declared: `config.yaml` or a workspace's `.mcp.json`. */
+  readonly source: string;
+  /** Where its connection stands. */
+  readonly state: McpConnectionState;
+  /** Its tools, the disabled ones too, while it is connected. */
+  readonly tools: readonly McpToolView[];
+  /** The names of its prompts, while it is connected. */
+  readonly prompts: readonly string[];
+  /** Its resources, while it is connected (none when it has no resources capability). */
+  readonly resources: readonly { readonly uri: string; readonly name: string }[];
+}
+
+/** Options of {@linkcode McpServerPlugin}: one server and the host's side of it. */
+export interface McpServerPluginOptions {
+  /** The server. */
+  readonly spec: McpServerSpec;
+  /** False: the plugin is registered and listed, and never connects. */
+  readonly connect: boolean;
+  /** Amber's environment, for `${VAR}` expansion and `bearerTokenEnv`. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The workspace: a stdio server's working directory and the root it is told of. */
+  readonly workspace: string;
+  /** The config directory (OAuth tokens). */
+  readonly configDir: string;
+  /** `mcp.trustReadOnly`: the default of the entry's `trustReadOnly`. */
+  readonly trustReadOnly?: boolean;
+  /** Sampling, elicitation and roots: what the server may ask of amber. */
+  readonly handlers: McpClientHandlers;
+  /** The server's logging and its stderr, `where: "log"`. */
+  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
+  /** `PluginRuntime.fail`: called once `maxAttempts` connects failed in a row. */
+  readonly fail?: (pluginId: string, where: string, message: string) => void;
+  /** `PluginRuntime.report`: a failed connect, a lost connection, a failed re-read. */
+  readonly report?: (diagnostic: Diagnostic) => void;
+  /** A stdio server's process group, once started (the host tracks it). */
+  readonly onSpawn?: (process: StartedProcess, argv: readonly string[]) => void;
+  /** Shows an OAuth authorization URL to the user. */
+  readonly oauth?: OAuthInteraction;
+  /** Failed connects in a row before `fail`; 4 by default. */
+  readonly maxAttempts?: number;
+  /** The first retry's delay in ms, doubling with each failure after it; 1,000 by default. */
+  readonly backoffMs?: number;
+  /** How to connect: `connectServer` by default. */
+  readonly connector?: (options: ConnectOptions) => Promise<McpConnection>;
+  /** Told whenever the state or a list changed. */
+  readonly onChange?: () => void;
+}
+
+const DEFAULT_ATTEMPTS = 4;
+const DEFAULT_BACKOFF_MS = 1_000;
+// No retry waits longer than this, however many failures came before.
+const MAX_BACKOFF_MS = 60_000;
+// A connection that lived this long was a success: a crash after it starts the count afresh.
+// A server that crashes soon after every connect is failing, and is given up on like one that
+// never connects.
+const STABLE_MS = 30_000;
+const DEFAULT_TIMEOUT_S = 60;
+const IDLE: McpConnectionState = Object.freeze({ status: "idle" });
+
+// What one connection offers, read from the server; replaced whole on a re-read.
+interface Offer {
+  readonly tools: readonly SdkTool[];
+  readonly prompts: readonly SdkPrompt[];
+  readonly resources: readonly SdkResource[];
+}
+
+const NOTHING: Offer = Object.freeze({ tools: [], prompts: [], resources: [] });
+type ListKind = keyof Offer;
+
+/**
+ * One server's plugin and connection. `plugin` is what the host registers; the runtime drives
+ * it (`initialize` connects, `shutdown` disconnects), and the host reads `view()` and may
+ * `reconnect()`.
+ */
+export class McpServerPlugin {
+  /** The plugin to register with the runtime. */
+  readonly plugin: Plugin;
+  readonly #options: McpServerPluginOptions;
+  readonly #name: string;
+  readonly #id: string;
+  readonly #policy: McpToolPolicy;
+  readonly #timeoutMs: number;
+  #state: McpConnectionState = IDLE;
+  // Between initialize and shutdown.
+  #active = false;
+  #closed = false;
+  #version = 0;
+  #connection: McpConnection | undefined;
+  #connectedAt = 0;
+  #failures = 0;
+  // The attempt in flight and how to call it off.
+  #attempt: Promise<void> | undefined;
+  #abort: AbortController | undefined;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+  #offer: Offer = NOTHING;
+  // The contributions built from the offer, kept while their source is unchanged so that a
+  // refresh sees an unchanged tool as the same object.
+  #tools: readonly Tool[] = [];
+  #toolCache = new Map<string, Tool>();
+  #commands: readonly CommandCapability[] = [];
+  #resourceTools: readonly Tool[] = [];
+  #hook: HookCapability | undefined;
+  // Re-reads of one list run one after another.
+  #reads: Partial<Record<ListKind, Promise<void>>> = {};
+
+  /** Builds the plugin of `options.spec`; nothing connects before the runtime initializes it. */
+  constructor(options: McpServerPluginOptions) {
+    this.#options = options;
+    const { spec } = options;
+    this.#name = spec.name;
+    this.#id = spec.pluginId;
+    this.#timeoutMs = (spec.entry.timeout ?? DEFAULT_TIMEOUT_S) * 1_000;
+    this.#policy = {
+      trustReadOnly: spec.entry.trustReadOnly ?? options.trustReadOnly ?? false,
+      timeoutMs: this.#timeoutMs,
+      outputCap: MCP_OUTPUT_CAP,
+    };
+    const prefix = `mcp__${spec.name}__`;
+    this.plugin = {
+      id: spec.pluginId,
+      version: "1.0.0",
+      name: `MCP ${spec.name}`,
+      description: describeSpec(spec),
+      category: PluginCategory.Mcp,
+      bound: { tools: namespace(prefix), commands: namespace(prefix), phaseHooks: ["StepStart"] },
+      liveVersion: () => this.#version,
+      initialize: () => this.#initialize(),
+      shutdown: () => this.#shutdown(),
+      capabilities: () => this.#capabilities(),
+    };
+  }
+
+  /** The server's name. */
+  get name(): string {
+    return this.#name;
+  }
+
+  /** Where the connection stands. */
+  get state(): McpConnectionState {
+    return this.#state;
+  }
+
+  /** Whether the server is not on its way anywhere: idle, connected or failed. */
+  get settled(): boolean {
+    const status = this.#state.status;
+    return status !== "connecting" && status !== "reconnecting";
+  }
+
+  /** What a front end shows of the server now. */
+  view(): McpServerView {
+    const disabled = new Set(this.#options.spec.entry.disabledTools ?? []);
+    const { tools, prompts, resources } = this.#offer;
+    return {
+      name: this.#name,
+      pluginId: this.#id,
+      source: this.#options.spec.source,
+      state: this.#state,
+      tools: tools.map((tool) => ({
+        name: mcpToolName(this.#name, tool.name),
+        mcpName: tool.name,
+        description: tool.description ?? "",
+        disabled: disabled.has(tool.name),
+        readOnly: tool.annotations?.readOnlyHint === true,
+      })),
+      prompts: prompts.map((prompt) => prompt.name),
+      resources: resources.map(({ uri, name }) => ({ uri, name })),
+    };
+  }
+
+  /**
+   * Drops the connection (or the attempt, or the wait for the next one) and connects at once,
+   * with the count of failures started afresh; resolves with the state that attempt led to. A
+   * server whose plugin is not active, or whose host does not connect, is left as it is.
+   */
+  async reconnect(): Promise<McpConnectionState> {
+    if (!this.#active || !this.#options.connect || this.#closed) return this.#state;
+    await this.#disconnect();
+    if (!this.#active) return this.#state;
+    this.#failures = 0;
+    await this.#start();
+    return this.#state;
+  }
+
+  /** Ends the connection for good: the host is done with the server. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#disconnect();
+  }
+
+  #initialize(): boolean {
+    this.#active = true;
+    this.#failures = 0;
+    this.#set(IDLE);
+    // In the background: the session does not wait for a server.
+    if (this.#options.connect && !this.#closed) this.#start();
+    return true;
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#active = false;
+    await this.#disconnect();
+    // A server given up on says why until it is switched on again.
+    if (this.#state.status !== "failed") this.#set(IDLE);
+  }
+
+  #capabilities(): readonly Capability[] {
+    if (this.#connection === undefined) return [];
+    const capabilities: Capability[] = [];
+    if (this.#tools.length > 0) {
+      capabilities.push({ kind: "tool", name: "tools", tools: this.#tools });
+    }
+    capabilities.push(...this.#commands);
+    if (this.#hook !== undefined) {
+      capabilities.push(
+        { kind: "tool", name: "resources", tools: this.#resourceTools },
+        this.#hook,
+      );
+    }
+    return capabilities;
+  }
+
+  // Starts one attempt and resolves when it is over (connected, or failed and handled).
+  #start(): Promise<void> {
+    const abort = new AbortController();
+    this.#abort = abort;
+    this.#set({ status: "connecting", attempt: this.#failures + 1 });
+    const attempt = this.#connect(abort.signal).finally(() => {
+      if (this.#attempt === attempt) this.#attempt = undefined;
+    });
+    this.#attempt = attempt;
+    return attempt;
+  }
+
+  async #connect(signal: AbortSignal): Promise<void> {
+    const { spec, env, workspace, configDir, handlers, onSpawn, oauth } = this.#options;
+    const connector = this.#options.connector ?? connectServer;
+    let connection: McpConnection;
+    try {
+      connection = await connector({
+        spec,
+        env,
+        workspace,
+        configDir,
+        handlers,
+        onStderr: (line) => this.#log(`stderr: ${line}`),
+        timeoutMs: this.#timeoutMs,
+        signal,
+        ...(onSpawn === undefined ? {} : { onSpawn }),
+        ...(oauth === undefined ? {} : { oauth }),
+      });
+    } catch (error) {
+      if (!signal.aborted) this.#fault(`could not connect: ${describeError(error)}`);
+      return;
+    }
+    if (signal.aborted) {
+      await connection.close();
+      return;
+    }
+    const early = this.#listen(connection);
+    let offer: Offer;
+    try {
+      offer = await this.#read(connection.client, signal);
+    } catch (error) {
+      await connection.close();
+      if (!signal.aborted) this.#fault(`could not list what it offers: ${describeError(error)}`);
+      return;
+    }
+    if (signal.aborted) {
+      await connection.close();
+      return;
+    }
+    this.#abort = undefined;
+    this.#connection = connection;
+    this.#connectedAt = performance.now();
+    this.#build(connection.client, offer);
+    this.#set({ status: "connected", transport: connection.transport, server: connection.server });
+    this.#bump();
+    for (const kind of early) this.#reread(connection, kind);
+    connection.closed.then((reason) => this.#lost(connection, reason));
+    if (connection.client.getServerCapabilities()?.logging !== undefined) {
+      connection.client.setLoggingLevel("info", { timeout: this.#timeoutMs }).catch((error) =>
+        this.#log(`setting its logging level failed: ${describeError(error)}`)
+      );
+    }
+  }
+
+  // What the server says on its own: a list changed, a log line. Set before the lists are read:
+  // a list that changed meanwhile (returned in `early`) is read again once the connection is in.
+  #listen(connection: McpConnection): Set<ListKind> {
+    const client = connection.client;
+    const early = new Set<ListKind>();
+    const relist = (kind: ListKind) => () => {
+      if (this.#connection === connection) this.#reread(connection, kind);
+      else early.add(kind);
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, relist("tools"));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, relist("prompts"));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, relist("resources"));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+      const data = typeof params.data === "string" ? params.data : safeJson(params.data);
+      const logger = params.logger === undefined ? "" : `[${params.logger}] `;
+      this.#log(`${params.level}: ${logger}${data}`);
+    });
+    return early;
+  }
+
+  async #read(client: Client, signal: AbortSignal): Promise<Offer> {
+    const [tools, prompts, resources] = await Promise.all([
+      this.#list(client, "tools", signal),
+      this.#list(client, "prompts", signal),
+      this.#list(client, "resources", signal),
+    ]);
+    return {
+      tools: tools as readonly SdkTool[],
+      prompts: prompts as readonly SdkPrompt[],
+      resources: resources as readonly SdkResource[],
+    };
+  }
+
+  // One list, every page of it; an empty one when the server lacks the capability.
+  async #list(
+    client: Client,
+    kind: ListKind,
+    signal?: AbortSignal,
+  ): Promise<readonly (SdkTool | SdkPrompt | SdkResource)[]> {
+    const capabilities = client.getServerCapabilities();
+    if (capabilities?.[kind] === undefined) return [];
+    const options = { timeout: this.#timeoutMs, ...(signal === undefined ? {} : { signal }) };
+    const items: (SdkTool | SdkPrompt | SdkResource)[] = [];
+    let cursor: string | undefined;
+    do {
+      const params = cursor === undefined ? {} : { cursor };
+      const page = kind === "tools"
+        ? await client.listTools(params, options).then((r) => ({ ...r, items: r.tools }))
+        : kind === "prompts"
+        ? await client.listPrompts(params, options).then((r) => ({ ...r, items: r.prompts }))
+        : await client.listResources(params, options).then((r) => ({ ...r, items: r.resources }));
+      items.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return items;
+  }
+
+  #reread(connection: McpConnection, kind: ListKind): void {
+    const previous = this.#reads[kind] ?? Promise.resolve();
+    const next = previous.then(async () => {
+      if (this.#connection !== connection) return;
+      let items: readonly (SdkTool | SdkPrompt | SdkResource)[];
+      try {
+        items = await this.#list(connection.client, kind);
+      } catch (error) {
+        if (this.#connection !== connection) return;
+        this.#report(
+          "refresh",
+          `server '${this.#name}': re-reading its ${kind} failed; the previous ${kind} stay: ` +
+            describeError(error),
+        );
+        return;
+      }
+      if (this.#connection !== connection) return;
+      if (safeJson(items) === safeJson(this.#offer[kind])) return;
+      this.#build(connection.client, { ...this.#offer, [kind]: items });
+      this.#bump();
+    });
+    this.#reads[kind] = next;
+  }
+
+  // The contributions of `offer`; a tool whose definition did not change keeps its object.
+  #build(client: Client, offer: Offer): void {
+    const previous = this.#offer;
+    this.#offer = offer;
+    if (offer.tools !== previous.tools) {
+      const disabled = new Set(this.#options.spec.entry.disabledTools ?? []);
+      const cache = new Map<string, Tool>();
+      const tools: Tool[] = [];
+      for (const tool of offer.tools) {
+        if (disabled.has(tool.name)) continue;
+        const key = safeJson(tool);
+        const built = this.#toolCache.get(key) ?? mcpTool(this.#name, tool, client, this.#policy);
+        cache.set(key, built);
+        tools.push(built);
+      }
+      this.#toolCache = cache;
+      this.#tools = tools;
+    }
+    if (offer.prompts !== previous.prompts) {
+      this.#commands = offer.prompts.length === 0
+        ? []
+        : mcpPromptCommands(this.#name, offer.prompts, client, this.#timeoutMs);
+    }
+    if (client.getServerCapabilities()?.resources === undefined) {
+      this.#resourceTools = [];
+      this.#hook = undefined;
+    } else if (this.#hook === undefined) {
+      this.#resourceTools = mcpResourceTools(this.#name, client, this.#policy);
+      this.#hook = mcpAttachmentHook(this.#name, client, this.#timeoutMs);
+    }
+  }
+
+  // The connection ended without amber ending it: its tools go, and it is tried again.
+  #lost(connection: McpConnection, reason: string): void {
+    if (this.#connection !== connection) return;
+    this.#forget();
+    if (performance.now() - this.#connectedAt >= STABLE_MS) this.#failures = 0;
+    this.#bump();
+    this.#fault(`disconnected: ${reason}`);
+  }
+
+  // A failed attempt or a lost connection: reported, then retried later or given up on.
+  #fault(reason: string): void {
+    this.#failures++;
+    const max = this.#options.maxAttempts ?? DEFAULT_ATTEMPTS;
+    if (this.#failures >= max) {
+      const why = `${reason} (${this.#failures} failures in a row)`;
+      this.#report("connect", `server '${this.#name}' ${why}; giving up`);
+      this.#set({ status: "failed", reason: why });
+      try {
+        this.#options.fail?.(this.#id, "connect", why);
+      } catch {
+        // The host's fault sink failing is no reason to leave this server half given up on.
+      }
+      return;
+    }
+    const delay = Math.min(
+      (this.#options.backoffMs ?? DEFAULT_BACKOFF_MS) * 2 ** (this.#failures - 1),
+      MAX_BACKOFF_MS,
+    );
+    this.#report("connect", `server '${this.#name}' ${reason}; retrying in ${delay} ms`);
+    this.#set({
+      status: "reconnecting",
+      attempt: this.#failures + 1,
+      retryAt: Date.now() + delay,
+      reason,
+    });
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      if (this.#active && !this.#closed) this.#start();
+    }, delay);
+    // Never what keeps amber running.
+    Deno.unrefTimer(this.#retry);
+  }
+
+  // Calls off whatever is under way and closes the connection; its contributions go at the
+  // next refresh.
+  async #disconnect(): Promise<void> {
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
+    this.#abort?.abort();
+    this.#abort = undefined;
+    await this.#attempt;
+    const connection = this.#connection;
+    if (connection === undefined) return;
+    this.#forget();
+    this.#bump();
+    await connection.close();
+  }
+
+  #forget(): void {
+    this.#connection = undefined;
+    this.#offer = NOTHING;
+    this.#tools = [];
+    this.#toolCache = new Map();
+    this.#commands = [];
+    this.#resourceTools = [];
+    this.#hook = undefined;
+    this.#reads = {};
+  }
+
+  #bump(): void {
+    this.#version++;
+    this.#changed();
+  }
+
+  #set(state: McpConnectionState): void {
+    this.#state = state;
+    this.#changed();
+  }
+
+  #changed(): void {
+    try {
+      this.#options.onChange?.();
+    } catch {
+      // A front end's redraw failing is not this server's fault.
+    }
+  }
+
+  #report(where: string, message: string): void {
+    try {
+      this.#options.report?.({ pluginId: this.#id, where, message });
+    } catch {
+      // The host's diagnostics failing must not stop the retries.
+    }
+  }
+
+  #log(message: string): void {
+    try {
+      this.#options.onDiagnostic?.({ pluginId: this.#id, where: "log", message });
+    } catch {
+      // As above.
+    }
+  }
+}
+
+// One line for the plugin list: where the server was declared and what it runs or reaches.
+function describeSpec(spec: McpServerSpec): string {
+  const { entry } = spec;
+  const what = entry.transport === "stdio"
+    ? [entry.command ?? "", ...(entry.args ?? [])].join(" ")
+    : `${entry.url ?? ""} (${entry.transport})`;
+  return `MCP server from ${spec.source}: ${what}`;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
