@@ -14,6 +14,7 @@ import { intOption, parseArgs, UsageError } from "./args.ts";
 import type { CliCommand, CommandContext, Io } from "./command.ts";
 import { ConfigFileError } from "./config_file.ts";
 import { type Host, openHost } from "./host.ts";
+import { loadModule } from "./lazy_modules.ts";
 import { plainText } from "./plain_text.ts";
 import { UnknownProviderError } from "./provider_settings.ts";
 import { terminalWidth } from "./text_table.ts";
@@ -80,7 +81,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "mcp",
     options: ["url", "type", "env", "header"],
     flags: ["json"],
-    load: async () => (await import("./commands/mcp.ts")).mcpCommand,
+    // Loaded by a computed specifier, like the MCP modules it loads (see lazy_modules.ts).
+    load: async () =>
+      (await loadModule<typeof import("./commands/mcp.ts")>("./commands/mcp.ts")).mcpCommand,
   },
   { name: "config", load: async () => (await import("./commands/config.ts")).configCommand },
   {
@@ -213,8 +216,12 @@ export async function main(
           plugins: plugins(),
           configDir,
           workspace,
+          // What an MCP server logs is for the diagnostics, not a command's output.
           onDiagnostic: extras?.onDiagnostic ??
-            ((d) => io.err(plainText(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`))),
+            ((d) => {
+              if (d.where === "log" && d.pluginId.startsWith("mcp.")) return;
+              io.err(plainText(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`));
+            }),
         }),
     };
     if (entry === undefined) {

@@ -7,6 +7,7 @@
 
 import { type AmberConfig, type ApprovalPolicy, SEAMS } from "@amber/core";
 import { join } from "node:path";
+import { loadModule } from "./lazy_modules.ts";
 
 /** A `config.yaml` that cannot be used; names the file, and the line or field at fault. */
 export class ConfigFileError extends Error {
@@ -205,7 +206,7 @@ async function checkMcp(
     return mcp;
   }
   if (Object.keys(servers).length === 0) return mcp;
-  const { parseServers } = await import("@amber/mcp");
+  const { parseServers } = await loadModule<typeof import("@amber/mcp")>("@amber/mcp");
   const parsed = parseServers(servers, "config.yaml", false);
   for (const entry of parsed.problems) {
     const keys = ["mcp", "servers", ...entry.keys];

@@ -31,6 +31,7 @@ import {
   installCore,
 } from "./core_contributions.ts";
 import { HostProcesses } from "./host_processes.ts";
+import { loadModule } from "./lazy_modules.ts";
 import { createJobService } from "./jobs.ts";
 import { createTodoService } from "./todos.ts";
 import { HostFaults } from "./host_faults.ts";
@@ -323,8 +324,8 @@ async function registerMcp(
   const configured = Object.keys(config.mcp?.servers ?? {}).length > 0;
   if (!configured && !(await exists(`${workspace}/.mcp.json`))) return undefined;
   const [{ mcpSources }, { McpServers }] = await Promise.all([
-    import("./mcp_sources.ts"),
-    import("@amber/mcp"),
+    loadModule<typeof import("./mcp_sources.ts")>("./mcp_sources.ts"),
+    loadModule<typeof import("@amber/mcp")>("@amber/mcp"),
   ]);
   const onDiagnostic = options.onDiagnostic;
   const sources = await mcpSources({

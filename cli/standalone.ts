@@ -19,6 +19,8 @@ import { runProcess } from "./process_main.ts";
 // What `main.ts` loads by computed specifiers (see lazy_modules.ts), as literal imports here.
 provideModules({
   "@amber/mcp": () => import("@amber/mcp"),
+  "./mcp_sources.ts": () => import("./mcp_sources.ts"),
+  "./commands/mcp.ts": () => import("./commands/mcp.ts"),
 });
 
 if (import.meta.main) {

@@ -160,8 +160,8 @@ export type PluginState =
 export const PLUGIN_ID_PATTERN: RegExp = /^[a-z0-9_]+(?:\.[a-z0-9_-]+)?$/;
 
 /**
- * The pattern of a plugin id without a namespace: what a plugin someone writes (bundled, added
- * with `amber plugins add`, made by `amber plugin new`) must match. A dotted id, which
+ * The pattern of a plugin id without a namespace, which a plugin someone writes has:
+ * `amber plugins add` and `amber plugin new` take no other. A dotted id, which
  * {@linkcode PLUGIN_ID_PATTERN} also admits, is reserved for the plugins amber realizes for a
  * session (`mcp.<name>`).
  *

@@ -101,13 +101,13 @@ function addImage(
   }
 }
 
-/** The line for a resource link: `resource: <uri> (<name>, <mimeType>)`. */
-export function resourceLinkLine(uri: string, name: string, mimeType?: string): string {
+// The line for a resource link: `resource: <uri> (<name>, <mimeType>)`.
+function resourceLinkLine(uri: string, name: string, mimeType?: string): string {
   return `resource: ${uri} (${mimeType === undefined ? name : `${name}, ${mimeType}`})`;
 }
 
-/** The size of base64 `data` once decoded, in bytes. */
-export function decodedSize(data: string): number {
+// The size of base64 `data` once decoded, in bytes.
+function decodedSize(data: string): number {
   const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
   return Math.max(0, Math.floor(data.length * 3 / 4) - padding);
 }

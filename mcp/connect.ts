@@ -22,8 +22,6 @@ import {
   type OAuthClientProvider,
   UnauthorizedError,
 } from "@modelcontextprotocol/sdk/client/auth.js";
-// @ts-types="@modelcontextprotocol/sdk/shared/transport"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type ClientCapabilities,
@@ -149,6 +147,9 @@ const CLIENT_INFO = { name: "amber", version: manifest.version };
  */
 export async function connectServer(options: ConnectOptions): Promise<McpConnection> {
   const entry = expandEntry(options.spec, options.env);
+  if (options.signal?.aborted) {
+    throw new McpConnectError(options.spec.name, "connecting was cancelled");
+  }
   if (entry.transport === "stdio") return await connectStdio(options, entry);
   return await connectRemote(options, entry);
 }
@@ -156,7 +157,8 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
 function newClient(handlers: McpClientHandlers): Client {
   const capabilities: ClientCapabilities = { roots: { listChanged: true } };
   if (handlers.sample !== undefined) capabilities.sampling = {};
-  if (handlers.elicit !== undefined) capabilities.elicitation = {};
+  // Both kinds: the handler shows a URL and lets the user choose; amber opens nothing itself.
+  if (handlers.elicit !== undefined) capabilities.elicitation = { form: {}, url: {} };
   const client = new Client(CLIENT_INFO, { capabilities });
   client.setRequestHandler(ListRootsRequestSchema, () => ({
     roots: handlers.roots().map((root) => ({ ...root })),
@@ -197,7 +199,7 @@ async function connectStdio(
     graceMs: options.graceMs,
   });
   const client = newClient(options.handlers);
-  const outcome = await within(client.connect(transport), options);
+  const outcome = await within(client.connect(transport, handshake(options)), options);
   if (outcome !== "connected") {
     // Whatever happened, the group goes; the reason is the transport's when it ended first.
     await transport.close();
@@ -257,15 +259,14 @@ async function connectRemote(
     for (let round = 0;; round++) {
       const attempt = await attemptRemote(options, url, headers, kind, oauth?.provider);
       if (attempt.connection !== undefined) {
-        return withOAuthClosed(attempt.connection, oauth);
+        // The callback server is needed only while authorizing.
+        await oauth?.close().catch(() => {});
+        return attempt.connection;
       }
       const error = attempt.error;
       if (error instanceof UnauthorizedError && oauth !== undefined && round < 2) {
         // The provider has shown the authorization page: wait for its code, then connect again.
-        await oauth.complete(
-          attempt.transport as StreamableHTTPClientTransport,
-          options.signal ?? new AbortController().signal,
-        );
+        await oauth.complete(attempt.transport, options.signal ?? new AbortController().signal);
         continue;
       }
       const status = httpStatus(error);
@@ -280,9 +281,11 @@ async function connectRemote(
         kind = "sse";
         continue;
       }
-      throw error instanceof McpConnectError
-        ? error
-        : new McpConnectError(name, errorText(error), { cause: error });
+      if (error instanceof McpConnectError) throw error;
+      const why = status === undefined
+        ? errorText(error)
+        : `the server answered HTTP ${status}: ${errorText(error)}`;
+      throw new McpConnectError(name, why, { cause: error });
     }
   } catch (error) {
     await oauth?.close().catch(() => {});
@@ -293,7 +296,7 @@ async function connectRemote(
 
 interface RemoteAttempt {
   readonly connection?: McpConnection;
-  readonly transport: Transport;
+  readonly transport: StreamableHTTPClientTransport | SSEClientTransport;
   readonly error?: unknown;
 }
 
@@ -314,8 +317,10 @@ async function attemptRemote(
   const closed = new Promise<string>((resolve) => (resolveClosed = resolve));
   client.onerror = (error) => (lastError = errorText(error));
   client.onclose = () => resolveClosed(lastError ?? "closed");
-  const outcome = await within(client.connect(transport), options);
+  const outcome = await within(client.connect(transport, handshake(options)), options);
   if (outcome === "connected") {
+    // What went wrong on the way in (a server without a GET stream) is not why it ends later.
+    lastError = undefined;
     let closing = false;
     client.onclose = () => resolveClosed(closing ? "closed" : lastError ?? "closed");
     return {
@@ -343,11 +348,10 @@ async function attemptRemote(
   return { transport, error: outcome.error };
 }
 
-function withOAuthClosed(connection: McpConnection, oauth: McpOAuth | undefined): McpConnection {
-  if (oauth === undefined) return connection;
-  // The callback server is needed only while authorizing.
-  void oauth.close().catch(() => {});
-  return connection;
+// The SDK's own deadline of initialize (60 s by default) is set past ours, so that ours, which
+// says what happened, is the one that fires.
+function handshake(options: ConnectOptions): { timeout: number } {
+  return { timeout: options.timeoutMs + 1000 };
 }
 
 type Outcome = "connected" | "timeout" | "aborted" | { readonly error: unknown };
@@ -386,5 +390,5 @@ function errorText(error: unknown): string {
 }
 
 function seconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+  return ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`;
 }

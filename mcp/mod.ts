@@ -63,37 +63,14 @@ export {
   type McpConnection,
 } from "./connect.ts";
 export { McpProcessError } from "./stdio_transport.ts";
-export {
-  createMcpOAuth,
-  forgetMcpTokens,
-  type McpOAuth,
-  McpOAuthError,
-  type McpOAuthOptions,
-  mcpOAuthPath,
-  type OAuthInteraction,
-} from "./oauth.ts";
-export { MCP_OUTPUT_CAP, mcpTool, type McpToolPolicy, mcpToolResult } from "./tool_mapping.ts";
-export { mcpPromptCommands, McpPromptError } from "./prompt_commands.ts";
-export { MCP_MENTION, mcpAttachmentHook, mcpResourceTools } from "./resources.ts";
-export type { McpServerView, McpToolView } from "./server_plugin.ts";
+export { forgetMcpTokens, McpOAuthError, mcpOAuthPath, type OAuthInteraction } from "./oauth.ts";
+export { MCP_OUTPUT_CAP } from "./tool_mapping.ts";
+export { MCP_MENTION } from "./resources.ts";
+export type { McpHostOptions } from "./server_plugin.ts";
+export type { McpServerView, McpToolView } from "./server_view.ts";
 export {
   type McpRequestHandlers,
   McpServers,
   type McpServersOptions,
   UnknownMcpServerError,
 } from "./servers.ts";
-
-// The SDK's types that the exports above take or return, so that a host can name them.
-// @ts-types="@modelcontextprotocol/sdk/client/index"
-export type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/auth"
-export type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-export type {
-  CreateMessageRequest,
-  CreateMessageResult,
-  ElicitRequest,
-  ElicitResult,
-  Prompt as SdkPrompt,
-  Tool as SdkTool,
-} from "@modelcontextprotocol/sdk/types.js";

@@ -80,7 +80,11 @@ export interface McpOAuth {
     transport: { finishAuth(code: string): Promise<void> },
     signal: AbortSignal,
   ): Promise<void>;
-  /** Stops the callback server. */
+  /**
+   * Stops the callback server. The provider still serves the stored tokens and refreshes them;
+   * a new authorization it would need from then on fails (with {@linkcode McpOAuthError}) rather
+   * than show a URL nothing waits for.
+   */
   close(): Promise<void>;
 }
 
@@ -176,7 +180,7 @@ export async function createMcpOAuth(options: McpOAuthOptions): Promise<McpOAuth
   if (options.url !== undefined && stored.url !== undefined && stored.url !== options.url) {
     await file.remove();
     notice(
-      `the stored OAuth state was for ${stored.url}, not ${options.url}; ` +
+      `the stored OAuth state was for ${shownUrl(stored.url)}, not ${shownUrl(options.url)}; ` +
         "it was deleted and the server will be authorized again",
     );
     stored = {};
@@ -198,6 +202,7 @@ export async function createMcpOAuth(options: McpOAuthOptions): Promise<McpOAuth
   // whose refresh token this client never sent are not the ones that failed, and are kept.
   const sentRefreshTokens = new Set<string>();
   const turns = refreshTurns(file.path);
+  let closed = false;
 
   const provider: OAuthClientProvider = {
     get redirectUrl() {
@@ -247,6 +252,11 @@ export async function createMcpOAuth(options: McpOAuthOptions): Promise<McpOAuth
         notice("the server refused the stored OAuth tokens; they were deleted");
       }
       turns.end();
+      // Closed (connected, the callback server gone): a URL shown now could not come back. The
+      // request fails instead, and the next connection attempt authorizes.
+      if (closed) {
+        throw new McpOAuthError(`${server}: the server asks for a new authorization`);
+      }
       callback.expect(state ?? "");
       await interaction.authorize(url);
     },
@@ -351,6 +361,7 @@ export async function createMcpOAuth(options: McpOAuthOptions): Promise<McpOAuth
       await update({ codeVerifier: undefined });
     },
     async close() {
+      closed = true;
       turns.end();
       await callback.close();
     },
@@ -448,6 +459,13 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 // The URL is shown to the user to open: a `javascript:` or `file:` one from a hostile server is not.
 function safeAuthorizationUrl(url: URL): boolean {
   return url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK.has(url.hostname));
+}
+
+// A URL's query may hold a key expanded from the environment: it is not shown.
+function shownUrl(url: string): string {
+  if (!URL.canParse(url)) return "another URL";
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
 }
 
 function randomState(): string {

@@ -12,7 +12,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { GetPromptResult, Prompt as SdkPrompt } from "@modelcontextprotocol/sdk/types.js";
 import { emptyContent, renderBlock } from "./_content.ts";
-import { errorText } from "./_request_error.ts";
+import { errorText } from "./_request.ts";
 import { mcpToolName } from "./server_config.ts";
 
 /**
@@ -61,7 +61,7 @@ export class McpPromptError extends AmberError {
  *   arguments: [{ name: "topic", required: true }, { name: "level" }],
  * }], client, 60_000);
  * assert.equal(command.root, "mcp__docs__explain");
- * assert.equal(command.help, "Explain a topic. Arguments: topic [level]");
+ * assert.equal(command.help, "Explain a topic. (arguments: topic [level])");
  * await assert.rejects(async () => await command.handlers[""](""), {
  *   name: "McpPromptError",
  *   message: "missing required argument: topic (usage: /mcp__docs__explain <topic> [level])",
@@ -91,7 +91,7 @@ function promptCommand(
   const about = firstLine(prompt.description) || firstLine(prompt.title) ||
     `The prompt '${prompt.name}' of the MCP server '${server}'.`;
   const names = declared.map((arg) => arg.required === true ? arg.name : `[${arg.name}]`);
-  const help = names.length === 0 ? about : `${about} Arguments: ${names.join(" ")}`;
+  const help = names.length === 0 ? about : `${about} (arguments: ${names.join(" ")})`;
   const width = Math.max(0, ...declared.map((arg) => arg.name.length));
   const man = [
     `Usage: ${usage}`,
@@ -212,14 +212,14 @@ export function splitWords(line: string): string[] {
 }
 
 function promptText(result: GetPromptResult): string {
-  const ownRoles = result.messages.every((message) => message.role === "user");
+  const allUser = result.messages.every((message) => message.role === "user");
   const texts: string[] = [];
   for (const message of result.messages) {
     const rendered = emptyContent();
     renderBlock(message.content, rendered, false);
     const text = rendered.parts.join("\n");
     if (text === "") continue;
-    texts.push(ownRoles ? text : `${message.role}: ${text}`);
+    texts.push(allUser ? text : `${message.role}: ${text}`);
   }
   return texts.join("\n\n");
 }

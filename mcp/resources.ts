@@ -25,7 +25,7 @@ import {
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import { capText, emptyContent, type RenderedContent, renderResourceContents } from "./_content.ts";
-import { requestError } from "./_request_error.ts";
+import { requestError, withRequestSignal } from "./_request.ts";
 import { mcpPluginId, mcpToolName } from "./server_config.ts";
 import { MCP_OUTPUT_CAP, type McpToolPolicy } from "./tool_mapping.ts";
 
@@ -58,13 +58,14 @@ const ATTACHMENT_TAG = "<mcp_resource ";
  * The resource tools of the server `server`: `mcp__<server>__list_resources` and
  * `mcp__<server>__read_resource`. Offer them only when the server has the resources capability.
  *
- * `list_resources` gives one line per resource (URI, name, title, type, description), then the
- * resource templates, fetching pages until the text reaches `policy.outputCap` (or 20 pages);
- * when more remain, a last line gives the `cursor` to call again with. It is read-only and never
- * asks. `read_resource {uri}` gives the resource's text; a blob that is an image comes as an
- * image, any other as a line with its type and size; several contents are each headed by their
- * URI. It is read-only and asks unless `policy.trustReadOnly`. Both pass the run's signal and
- * `policy.timeoutMs`; text over `policy.outputCap` is cut, and the cut stated.
+ * `list_resources` gives one line per resource (URI, name, title, type, description), then one
+ * per resource template, following the server's pages until the lines reach `policy.outputCap`
+ * characters (or 20 pages); when more remain, a last line gives the `cursor` to call again with,
+ * which goes on from the first entry not shown. It is read-only and never asks.
+ * `read_resource {uri}` gives the resource's text (cut at `policy.outputCap`, the cut stated); a
+ * blob that is an image comes as an image, any other as a line with its type and size; several
+ * contents are each headed by their URI. It is read-only and asks unless `policy.trustReadOnly`.
+ * Both pass the run's signal and `policy.timeoutMs`; a failed request is an error result.
  *
  * @example
  * ```ts
@@ -105,7 +106,10 @@ export function mcpResourceTools(
     summarize: () => `${server} list resources`,
     execute: async (args, context) => {
       try {
-        return await listing(server, client, listName, cursorOf(args), context.signal, policy);
+        return await withRequestSignal(
+          context.signal,
+          (own) => listing(server, client, listName, cursorOf(args), own, policy),
+        );
       } catch (error) {
         return failure(requestError(error, policy.timeoutMs, context.signal));
       }
@@ -129,10 +133,10 @@ export function mcpResourceTools(
     execute: async (args, context) => {
       const uri = String(uriOf(args));
       try {
-        const result = await client.readResource({ uri }, {
-          signal: context.signal,
-          timeout: policy.timeoutMs,
-        });
+        const result = await withRequestSignal(
+          context.signal,
+          (own) => client.readResource({ uri }, { signal: own, timeout: policy.timeoutMs }),
+        );
         const rendered = renderContents(result, true);
         const text = rendered.parts.join("\n");
         return {

@@ -20,11 +20,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   LoggingMessageNotificationSchema,
-  type Prompt as SdkPrompt,
   PromptListChangedNotificationSchema,
-  type Resource as SdkResource,
   ResourceListChangedNotificationSchema,
-  type Tool as SdkTool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -36,7 +33,9 @@ import {
   namespace,
   type Plugin,
   PluginCategory,
+  type PluginContext,
   type StartedProcess,
+  timeoutFor,
   type Tool,
 } from "@amber/core";
 import {
@@ -46,67 +45,32 @@ import {
   type McpConnection,
 } from "./connect.ts";
 import type { OAuthInteraction } from "./oauth.ts";
+import { NOTHING_OFFERED, type Offer, type OfferKind, readList, readOffer } from "./_offer.ts";
 import { mcpPromptCommands } from "./prompt_commands.ts";
+import { type McpServerView, serverView } from "./server_view.ts";
 import { mcpAttachmentHook, mcpResourceTools } from "./resources.ts";
-import { mcpToolName } from "./server_config.ts";
 import { MCP_OUTPUT_CAP, mcpTool, type McpToolPolicy } from "./tool_mapping.ts";
 import type { McpConnectionState, McpServerSpec } from "./types.ts";
 
-/** A server's tool as {@linkcode McpServerView} lists it. */
-export interface McpToolView {
-  /** The name the model sees: `mcp__<server>__<tool>`. */
-  readonly name: string;
-  /** The server's own name for it. */
-  readonly mcpName: string;
-  /** Its description, as the server gives it. */
-  readonly description: string;
-  /** Left out of the model's tools by the entry's `disabledTools`. */
-  readonly disabled: boolean;
-  /** The server marks it `readOnlyHint`. */
-  readonly readOnly: boolean;
-}
-
-/** What a front end shows of one server (`amber mcp list`, `/mcp`). */
-export interface McpServerView {
-  /** The name as configured. */
-  readonly name: string;
-  /** Its plugin, `mcp.<name in lower case>`. */
-  readonly pluginId: string;
-  /** Where it was declared: `config.yaml` or a workspace's `.mcp.json`. */
-  readonly source: string;
-  /** Where its connection stands. */
-  readonly state: McpConnectionState;
-  /** Its tools, the disabled ones too, while it is connected. */
-  readonly tools: readonly McpToolView[];
-  /** The names of its prompts, while it is connected. */
-  readonly prompts: readonly string[];
-  /** Its resources, while it is connected (none when it has no resources capability). */
-  readonly resources: readonly { readonly uri: string; readonly name: string }[];
-}
-
-/** Options of {@linkcode McpServerPlugin}: one server and the host's side of it. */
-export interface McpServerPluginOptions {
-  /** The server. */
-  readonly spec: McpServerSpec;
-  /** False: the plugin is registered and listed, and never connects. */
+/** What a host gives every server alike: where they run, and its side of their faults. */
+export interface McpHostOptions {
+  /** False: the plugins are registered and listed, and no server is ever started. */
   readonly connect: boolean;
   /** Amber's environment, for `${VAR}` expansion and `bearerTokenEnv`. */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** The workspace: a stdio server's working directory and the root it is told of. */
+  /** The workspace: the root servers are told of, a stdio server's working directory. */
   readonly workspace: string;
   /** The config directory (OAuth tokens). */
   readonly configDir: string;
-  /** `mcp.trustReadOnly`: the default of the entry's `trustReadOnly`. */
+  /** `mcp.trustReadOnly`: whether `readOnlyHint` tools run without asking, by default. */
   readonly trustReadOnly?: boolean;
-  /** Sampling, elicitation and roots: what the server may ask of amber. */
-  readonly handlers: McpClientHandlers;
-  /** The server's logging and its stderr, `where: "log"`. */
+  /** Server logging and stderr, `where: "log"`: for the diagnostics, never the screen. */
   readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
-  /** `PluginRuntime.fail`: called once `maxAttempts` connects failed in a row. */
+  /** `PluginRuntime.fail`: a server given up on after `maxAttempts` failures in a row. */
   readonly fail?: (pluginId: string, where: string, message: string) => void;
   /** `PluginRuntime.report`: a failed connect, a lost connection, a failed re-read. */
   readonly report?: (diagnostic: Diagnostic) => void;
-  /** A stdio server's process group, once started (the host tracks it). */
+  /** A stdio server's process group, once started: the host tracks it. */
   readonly onSpawn?: (process: StartedProcess, argv: readonly string[]) => void;
   /** Shows an OAuth authorization URL to the user. */
   readonly oauth?: OAuthInteraction;
@@ -114,8 +78,16 @@ export interface McpServerPluginOptions {
   readonly maxAttempts?: number;
   /** The first retry's delay in ms, doubling with each failure after it; 1,000 by default. */
   readonly backoffMs?: number;
-  /** How to connect: `connectServer` by default. */
+  /** How to connect a server: `connectServer` by default (tests pass servers in memory). */
   readonly connector?: (options: ConnectOptions) => Promise<McpConnection>;
+}
+
+/** Options of {@linkcode McpServerPlugin}: one server, and the host's side of it. */
+export interface McpServerPluginOptions extends McpHostOptions {
+  /** The server. */
+  readonly spec: McpServerSpec;
+  /** Sampling, elicitation and roots: what the server may ask of amber. */
+  readonly handlers: McpClientHandlers;
   /** Told whenever the state or a list changed. */
   readonly onChange?: () => void;
 }
@@ -129,17 +101,9 @@ const MAX_BACKOFF_MS = 60_000;
 // never connects.
 const STABLE_MS = 30_000;
 const DEFAULT_TIMEOUT_S = 60;
+// The share of the hook deadline an attachment's reads may take.
+const ATTACH_SHARE = 0.8;
 const IDLE: McpConnectionState = Object.freeze({ status: "idle" });
-
-// What one connection offers, read from the server; replaced whole on a re-read.
-interface Offer {
-  readonly tools: readonly SdkTool[];
-  readonly prompts: readonly SdkPrompt[];
-  readonly resources: readonly SdkResource[];
-}
-
-const NOTHING: Offer = Object.freeze({ tools: [], prompts: [], resources: [] });
-type ListKind = keyof Offer;
 
 /**
  * One server's plugin and connection. `plugin` is what the host registers; the runtime drives
@@ -154,6 +118,9 @@ export class McpServerPlugin {
   readonly #id: string;
   readonly #policy: McpToolPolicy;
   readonly #timeoutMs: number;
+  // The read deadline of the attachment hook: it runs under the hook deadline, so a slow read
+  // must give up first (and say so) rather than lose the whole attachment message.
+  #attachMs: number;
   #state: McpConnectionState = IDLE;
   // Between initialize and shutdown.
   #active = false;
@@ -166,16 +133,17 @@ export class McpServerPlugin {
   #attempt: Promise<void> | undefined;
   #abort: AbortController | undefined;
   #retry: ReturnType<typeof setTimeout> | undefined;
-  #offer: Offer = NOTHING;
+  #offer: Offer = NOTHING_OFFERED;
   // The contributions built from the offer, kept while their source is unchanged so that a
   // refresh sees an unchanged tool as the same object.
   #tools: readonly Tool[] = [];
   #toolCache = new Map<string, Tool>();
   #commands: readonly CommandCapability[] = [];
   #resourceTools: readonly Tool[] = [];
+  #resourceSource: readonly Tool[] = [];
   #hook: HookCapability | undefined;
   // Re-reads of one list run one after another.
-  #reads: Partial<Record<ListKind, Promise<void>>> = {};
+  #reads: Partial<Record<OfferKind, Promise<void>>> = {};
 
   /** Builds the plugin of `options.spec`; nothing connects before the runtime initializes it. */
   constructor(options: McpServerPluginOptions) {
@@ -184,6 +152,7 @@ export class McpServerPlugin {
     this.#name = spec.name;
     this.#id = spec.pluginId;
     this.#timeoutMs = (spec.entry.timeout ?? DEFAULT_TIMEOUT_S) * 1_000;
+    this.#attachMs = this.#timeoutMs;
     this.#policy = {
       trustReadOnly: spec.entry.trustReadOnly ?? options.trustReadOnly ?? false,
       timeoutMs: this.#timeoutMs,
@@ -196,9 +165,14 @@ export class McpServerPlugin {
       name: `MCP ${spec.name}`,
       description: describeSpec(spec),
       category: PluginCategory.Mcp,
-      bound: { tools: namespace(prefix), commands: namespace(prefix), phaseHooks: ["StepStart"] },
+      bound: {
+        tools: namespace(prefix),
+        // A command root is lower case, so a prompt's command is too.
+        commands: namespace(prefix.toLowerCase()),
+        phaseHooks: ["StepStart"],
+      },
       liveVersion: () => this.#version,
-      initialize: () => this.#initialize(),
+      initialize: (context) => this.#initialize(context),
       shutdown: () => this.#shutdown(),
       capabilities: () => this.#capabilities(),
     };
@@ -222,23 +196,7 @@ export class McpServerPlugin {
 
   /** What a front end shows of the server now. */
   view(): McpServerView {
-    const disabled = new Set(this.#options.spec.entry.disabledTools ?? []);
-    const { tools, prompts, resources } = this.#offer;
-    return {
-      name: this.#name,
-      pluginId: this.#id,
-      source: this.#options.spec.source,
-      state: this.#state,
-      tools: tools.map((tool) => ({
-        name: mcpToolName(this.#name, tool.name),
-        mcpName: tool.name,
-        description: tool.description ?? "",
-        disabled: disabled.has(tool.name),
-        readOnly: tool.annotations?.readOnlyHint === true,
-      })),
-      prompts: prompts.map((prompt) => prompt.name),
-      resources: resources.map(({ uri, name }) => ({ uri, name })),
-    };
+    return serverView(this.#options.spec, this.#state, this.#offer);
   }
 
   /**
@@ -261,7 +219,9 @@ export class McpServerPlugin {
     await this.#disconnect();
   }
 
-  #initialize(): boolean {
+  #initialize(context: PluginContext): boolean {
+    const hookMs = timeoutFor(context.config(), "hook", this.#id);
+    this.#attachMs = Math.max(1, Math.min(this.#timeoutMs, Math.floor(hookMs * ATTACH_SHARE)));
     this.#active = true;
     this.#failures = 0;
     this.#set(IDLE);
@@ -331,22 +291,24 @@ export class McpServerPlugin {
       return;
     }
     const early = this.#listen(connection);
-    let offer: Offer;
     try {
-      offer = await this.#read(connection.client, signal);
+      const offer = await readOffer(connection.client, this.#timeoutMs, signal);
+      // Built before the connection is in, so that what cannot be mapped is a failed connect.
+      this.#build(connection.client, offer);
     } catch (error) {
+      this.#forget();
       await connection.close();
       if (!signal.aborted) this.#fault(`could not list what it offers: ${describeError(error)}`);
       return;
     }
     if (signal.aborted) {
+      this.#forget();
       await connection.close();
       return;
     }
     this.#abort = undefined;
     this.#connection = connection;
     this.#connectedAt = performance.now();
-    this.#build(connection.client, offer);
     this.#set({ status: "connected", transport: connection.transport, server: connection.server });
     this.#bump();
     for (const kind of early) this.#reread(connection, kind);
@@ -360,10 +322,10 @@ export class McpServerPlugin {
 
   // What the server says on its own: a list changed, a log line. Set before the lists are read:
   // a list that changed meanwhile (returned in `early`) is read again once the connection is in.
-  #listen(connection: McpConnection): Set<ListKind> {
+  #listen(connection: McpConnection): Set<OfferKind> {
     const client = connection.client;
-    const early = new Set<ListKind>();
-    const relist = (kind: ListKind) => () => {
+    const early = new Set<OfferKind>();
+    const relist = (kind: OfferKind) => () => {
       if (this.#connection === connection) this.#reread(connection, kind);
       else early.add(kind);
     };
@@ -378,50 +340,13 @@ export class McpServerPlugin {
     return early;
   }
 
-  async #read(client: Client, signal: AbortSignal): Promise<Offer> {
-    const [tools, prompts, resources] = await Promise.all([
-      this.#list(client, "tools", signal),
-      this.#list(client, "prompts", signal),
-      this.#list(client, "resources", signal),
-    ]);
-    return {
-      tools: tools as readonly SdkTool[],
-      prompts: prompts as readonly SdkPrompt[],
-      resources: resources as readonly SdkResource[],
-    };
-  }
-
-  // One list, every page of it; an empty one when the server lacks the capability.
-  async #list(
-    client: Client,
-    kind: ListKind,
-    signal?: AbortSignal,
-  ): Promise<readonly (SdkTool | SdkPrompt | SdkResource)[]> {
-    const capabilities = client.getServerCapabilities();
-    if (capabilities?.[kind] === undefined) return [];
-    const options = { timeout: this.#timeoutMs, ...(signal === undefined ? {} : { signal }) };
-    const items: (SdkTool | SdkPrompt | SdkResource)[] = [];
-    let cursor: string | undefined;
-    do {
-      const params = cursor === undefined ? {} : { cursor };
-      const page = kind === "tools"
-        ? await client.listTools(params, options).then((r) => ({ ...r, items: r.tools }))
-        : kind === "prompts"
-        ? await client.listPrompts(params, options).then((r) => ({ ...r, items: r.prompts }))
-        : await client.listResources(params, options).then((r) => ({ ...r, items: r.resources }));
-      items.push(...page.items);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return items;
-  }
-
-  #reread(connection: McpConnection, kind: ListKind): void {
+  #reread(connection: McpConnection, kind: OfferKind): void {
     const previous = this.#reads[kind] ?? Promise.resolve();
     const next = previous.then(async () => {
       if (this.#connection !== connection) return;
-      let items: readonly (SdkTool | SdkPrompt | SdkResource)[];
+      let items: Offer[OfferKind];
       try {
-        items = await this.#list(connection.client, kind);
+        items = await readList(connection.client, kind, this.#timeoutMs);
       } catch (error) {
         if (this.#connection !== connection) return;
         this.#report(
@@ -433,7 +358,15 @@ export class McpServerPlugin {
       }
       if (this.#connection !== connection) return;
       if (safeJson(items) === safeJson(this.#offer[kind])) return;
-      this.#build(connection.client, { ...this.#offer, [kind]: items });
+      try {
+        this.#build(connection.client, { ...this.#offer, [kind]: items });
+      } catch (error) {
+        this.#report(
+          "refresh",
+          `server '${this.#name}': mapping its ${kind} failed: ${describeError(error)}`,
+        );
+        return;
+      }
       this.#bump();
     });
     this.#reads[kind] = next;
@@ -455,20 +388,56 @@ export class McpServerPlugin {
         tools.push(built);
       }
       this.#toolCache = cache;
-      this.#tools = tools;
+      this.#tools = this.#distinct(tools, (tool) => tool.name, "tool", new Set());
     }
     if (offer.prompts !== previous.prompts) {
-      this.#commands = offer.prompts.length === 0
+      const commands = offer.prompts.length === 0
         ? []
         : mcpPromptCommands(this.#name, offer.prompts, client, this.#timeoutMs);
+      this.#commands = this.#distinct(commands, (command) => command.root, "command", new Set());
     }
     if (client.getServerCapabilities()?.resources === undefined) {
       this.#resourceTools = [];
       this.#hook = undefined;
     } else if (this.#hook === undefined) {
-      this.#resourceTools = mcpResourceTools(this.#name, client, this.#policy);
-      this.#hook = mcpAttachmentHook(this.#name, client, this.#timeoutMs);
+      this.#hook = mcpAttachmentHook(this.#name, client, this.#attachMs);
+      this.#resourceSource = mcpResourceTools(this.#name, client, this.#policy);
     }
+    if (this.#hook !== undefined) {
+      // The server's own tools keep their names; a resource tool they took is left out.
+      const taken = new Set(this.#tools.map((tool) => tool.name));
+      this.#resourceTools = this.#distinct(
+        this.#resourceSource,
+        (tool) => tool.name,
+        "tool",
+        taken,
+      );
+    }
+  }
+
+  // One of each name: two of a server's names can become one amber name (`a.b` and `a_b`, or
+  // two prompts apart only in case), and a duplicate would fail the whole refresh. The first
+  // keeps it; the others are left out, and said to be.
+  #distinct<T>(
+    items: readonly T[],
+    nameOf: (item: T) => string,
+    what: string,
+    taken: Set<string>,
+  ): T[] {
+    const kept: T[] = [];
+    for (const item of items) {
+      const name = nameOf(item);
+      if (taken.has(name)) {
+        this.#report(
+          "refresh",
+          `server '${this.#name}': a second ${what} named ${name} is left out`,
+        );
+        continue;
+      }
+      taken.add(name);
+      kept.push(item);
+    }
+    return kept;
   }
 
   // The connection ended without amber ending it: its tools go, and it is tried again.
@@ -531,11 +500,12 @@ export class McpServerPlugin {
 
   #forget(): void {
     this.#connection = undefined;
-    this.#offer = NOTHING;
+    this.#offer = NOTHING_OFFERED;
     this.#tools = [];
     this.#toolCache = new Map();
     this.#commands = [];
     this.#resourceTools = [];
+    this.#resourceSource = [];
     this.#hook = undefined;
     this.#reads = {};
   }

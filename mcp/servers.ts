@@ -39,51 +39,35 @@
 
 import { pathToFileURL } from "node:url";
 import { basename } from "node:path";
-import type { Diagnostic, Plugin, StartedProcess } from "@amber/core";
-import { AmberError } from "@amber/core";
-import type { ConnectOptions, McpClientHandlers, McpConnection } from "./connect.ts";
-import type { OAuthInteraction } from "./oauth.ts";
-import { McpServerPlugin, type McpServerView } from "./server_plugin.ts";
+import { AmberError, type Plugin } from "@amber/core";
+import type { McpClientHandlers } from "./connect.ts";
+import { type McpHostOptions, McpServerPlugin } from "./server_plugin.ts";
+import type { McpServerView } from "./server_view.ts";
 import type { McpConnectionState, McpServerSpec } from "./types.ts";
 
-/** Options of {@linkcode McpServers}. */
-export interface McpServersOptions {
+/** Options of {@linkcode McpServers}: the servers, and what the host gives each alike. */
+export interface McpServersOptions extends McpHostOptions {
   /** The servers, in the order they are listed. */
   readonly specs: readonly McpServerSpec[];
-  /** False: the plugins are registered and listed, and no server is ever started. */
-  readonly connect: boolean;
-  /** Amber's environment, for `${VAR}` expansion and `bearerTokenEnv`. */
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** The workspace: the root servers are told of, a stdio server's working directory. */
-  readonly workspace: string;
-  /** The config directory (OAuth tokens). */
-  readonly configDir: string;
-  /** `mcp.trustReadOnly`: whether `readOnlyHint` tools run without asking, by default. */
-  readonly trustReadOnly?: boolean;
-  /** Server logging and stderr, `where: "log"`: for the diagnostics, never the screen. */
-  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
-  /** `PluginRuntime.fail`: a server given up on after `maxAttempts` failures in a row. */
-  readonly fail?: (pluginId: string, where: string, message: string) => void;
-  /** `PluginRuntime.report`: a failed connect, a lost connection, a failed re-read. */
-  readonly report?: (diagnostic: Diagnostic) => void;
-  /** A stdio server's process group, once started: the host tracks it. */
-  readonly onSpawn?: (process: StartedProcess, argv: readonly string[]) => void;
-  /** Shows an OAuth authorization URL to the user. */
-  readonly oauth?: OAuthInteraction;
-  /** Failed connects in a row before `fail`; 4 by default. */
-  readonly maxAttempts?: number;
-  /** The first retry's delay in ms, doubling with each failure after it; 1,000 by default. */
-  readonly backoffMs?: number;
-  /** How to connect a server: `connectServer` by default (tests pass servers in memory). */
-  readonly connector?: (options: ConnectOptions) => Promise<McpConnection>;
 }
 
-/** The session's answers to what a server may ask: a sampling request, an elicitation. */
+/**
+ * The session's answers to what a server may ask: a sampling request, an elicitation. Each gets
+ * the name of the server asking as its third argument, for the question put to the user.
+ */
 export interface McpRequestHandlers {
   /** Answers a sampling request (after the user approved it); absent: refused. */
-  readonly sample?: McpClientHandlers["sample"];
+  readonly sample?: (
+    params: Parameters<NonNullable<McpClientHandlers["sample"]>>[0],
+    signal: AbortSignal,
+    server: string,
+  ) => ReturnType<NonNullable<McpClientHandlers["sample"]>>;
   /** Asks the user what the server wants to know; absent: refused. */
-  readonly elicit?: McpClientHandlers["elicit"];
+  readonly elicit?: (
+    params: Parameters<NonNullable<McpClientHandlers["elicit"]>>[0],
+    signal: AbortSignal,
+    server: string,
+  ) => ReturnType<NonNullable<McpClientHandlers["elicit"]>>;
 }
 
 /** `reconnect` of a server that is not configured. */
@@ -125,21 +109,28 @@ export class McpServers {
       uri: pathToFileURL(options.workspace).href,
       name: basename(options.workspace),
     }];
-    const handlers: McpClientHandlers = {
+    // Both are always offered to a server and asked of the session when it comes to it: the
+    // session sets its answers after the servers started connecting.
+    const handlers = (server: string): McpClientHandlers => ({
       sample: (params, signal) => {
         const sample = this.#requests.sample;
         if (sample === undefined) return Promise.reject(new McpNoOneToAskError("sampling"));
-        return sample(params, signal);
+        return sample(params, signal, server);
       },
       elicit: (params, signal) => {
         const elicit = this.#requests.elicit;
         if (elicit === undefined) return Promise.reject(new McpNoOneToAskError("elicitation"));
-        return elicit(params, signal);
+        return elicit(params, signal, server);
       },
       roots: () => roots,
-    };
+    });
     this.#servers = specs.map((spec) =>
-      new McpServerPlugin({ ...shared, spec, handlers, onChange: () => this.#changed() })
+      new McpServerPlugin({
+        ...shared,
+        spec,
+        handlers: handlers(spec.name),
+        onChange: () => this.#changed(),
+      })
     );
     for (const server of this.#servers) this.#byName.set(server.name, server);
     this.#plugins = this.#servers.map((server) => server.plugin);

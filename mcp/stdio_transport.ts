@@ -343,7 +343,9 @@ export class StdioTransport implements Transport {
     for (;;) {
       if (this.#exited && !groupAlive(pid)) return true;
       if (Date.now() >= deadline) return false;
-      await settles(child.status, 20);
+      // Until the leader is reaped its exit is what to wait for; after, the rest of the group.
+      if (this.#exited) await new Promise((resolve) => setTimeout(resolve, 20));
+      else await settles(child.status, 20);
     }
   }
 }

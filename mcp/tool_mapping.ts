@@ -15,7 +15,7 @@ import {
   type Tool as SdkTool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { capText, emptyContent, renderBlock } from "./_content.ts";
-import { requestError } from "./_request_error.ts";
+import { requestError, withRequestSignal } from "./_request.ts";
 import { mcpToolName } from "./server_config.ts";
 
 /** How the tools of one server are offered and run. */
@@ -45,12 +45,13 @@ export const MCP_OUTPUT_CAP = 30_000;
  *
  * The name is `mcp__<server>__<tool>` (see `mcpToolName`); the description says which server it
  * comes from, with the tool's title; the parameters are the tool's `inputSchema` (an object
- * schema; anything else becomes `{type: "object"}`). A tool the server marks `readOnlyHint` is
- * read-only, and runs without approval only when `policy.trustReadOnly` is set; every other call
- * asks, and the summary of one the server marks `destructiveHint` says so. A call passes the
- * run's signal (the SDK sends `notifications/cancelled` on abort), `policy.timeoutMs` (started
- * over by each progress notification), and reports progress as `3/10 message`. The result is
- * {@linkcode mcpToolResult}'s; a failed request is an error result.
+ * schema, without its top-level `$schema`; anything else becomes an empty object schema). A tool
+ * the server marks `readOnlyHint` is read-only, and runs without approval only when
+ * `policy.trustReadOnly` is set; every other call asks, and the summary of one the server marks
+ * `destructiveHint` says so. A call is cancelled with the run (the SDK sends
+ * `notifications/cancelled`), times out after `policy.timeoutMs` without an answer or a progress
+ * notification, and reports progress as `3/10 message`. The result is
+ * {@linkcode mcpToolResult}'s; a failed, cancelled or timed-out request is an error result.
  *
  * @example
  * ```ts
@@ -166,16 +167,18 @@ async function callTool(
   const { signal } = context;
   if (signal.aborted) return failure("cancelled before the call was sent", policy.outputCap);
   try {
-    const result = await client.callTool(
-      { name: tool.name, arguments: argumentsOf(args) },
-      CallToolResultSchema,
-      {
-        signal,
-        timeout: policy.timeoutMs,
-        resetTimeoutOnProgress: true,
-        onprogress: (progress) => context.progress?.(progressText(progress)),
-      },
-    );
+    const result = await withRequestSignal(signal, (own) =>
+      client.callTool(
+        { name: tool.name, arguments: argumentsOf(args) },
+        CallToolResultSchema,
+        {
+          signal: own,
+          timeout: policy.timeoutMs,
+          resetTimeoutOnProgress: true,
+          onprogress: (progress) => context.progress?.(progressText(progress)),
+        },
+      ));
+    // Checked once more (10-30 µs a result): the SDK's type admits the old `{ toolResult }` too.
     return mcpToolResult(result, policy.outputCap, tool);
   } catch (error) {
     return failure(requestError(error, policy.timeoutMs, signal), policy.outputCap);

@@ -14,6 +14,7 @@ import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext, Io } from "../command.ts";
 import { loadConfigFile } from "../config_file.ts";
 import { MCP_WAIT_MS } from "../host.ts";
+import { loadModule } from "../lazy_modules.ts";
 import { plainText } from "../plain_text.ts";
 import { table } from "../text_table.ts";
 
@@ -32,6 +33,16 @@ export const mcpCommand: CliCommand = {
   flags: ["json"],
   run: mcp,
 };
+
+// `@amber/mcp` (and the SDK) and what reads the servers' files load only when a verb needs them,
+// by specifiers `deno run` does not read ahead (see lazy_modules.ts).
+function mcpModule(): Promise<typeof import("@amber/mcp")> {
+  return loadModule("@amber/mcp");
+}
+
+function sourcesModule(): Promise<typeof import("../mcp_sources.ts")> {
+  return loadModule("./mcp_sources.ts");
+}
 
 const VERBS = ["list", "add", "remove", "tools", "test", "approve"];
 
@@ -73,7 +84,7 @@ async function declared(context: CommandContext): Promise<{
   const config = await loadConfigFile(configDir, {
     onServerProblem: (problem) => context.io.err(plainText(`amber: ${problem.message}`)),
   });
-  const { mcpSources } = await import("../mcp_sources.ts");
+  const { mcpSources } = await sourcesModule();
   const sources = await mcpSources({ configDir, workspace: context.workspace, config });
   for (const problem of sources.problems) context.io.err(plainText(`amber: ${problem}`));
   const awaiting = sources.awaiting.map((a) => a.spec);
@@ -172,7 +183,7 @@ async function add(
   const type = options.get("type");
   const env = repeated.get("env") ?? [];
   const headers = repeated.get("header") ?? [];
-  const { MCP_SERVER_NAME, parseServers } = await import("@amber/mcp");
+  const { MCP_SERVER_NAME, parseServers } = await mcpModule();
   if (!MCP_SERVER_NAME.test(name)) {
     throw new UsageError(`a server name is 1 to 48 letters, digits, '_' or '-', got '${name}'`);
   }
@@ -228,12 +239,12 @@ async function remove(context: CommandContext, name: string): Promise<number> {
   const removed = await removeServerFromConfig(configDir, name);
   if (removed !== undefined) {
     // Its OAuth tokens go with it: a server added again under the name signs in afresh.
-    const { forgetMcpTokens } = await import("@amber/mcp");
+    const { forgetMcpTokens } = await mcpModule();
     await forgetMcpTokens(configDir, removed);
     context.io.out(`removed '${removed}' from ${configDir}/config.yaml`);
     return 0;
   }
-  const { readWorkspaceServers } = await import("../mcp_sources.ts");
+  const { readWorkspaceServers } = await sourcesModule();
   const workspace = await readWorkspaceServers(context.workspace);
   const there = workspace?.servers.find((s) => s.name.toLowerCase() === name.toLowerCase());
   if (workspace !== undefined && there !== undefined) {
@@ -247,7 +258,7 @@ async function remove(context: CommandContext, name: string): Promise<number> {
 }
 
 async function approve(context: CommandContext, name: string): Promise<number> {
-  const { approveServer, readWorkspaceServers } = await import("../mcp_sources.ts");
+  const { approveServer, readWorkspaceServers } = await sourcesModule();
   const workspace = await readWorkspaceServers(context.workspace);
   for (const problem of workspace?.problems ?? []) context.io.err(plainText(`amber: ${problem}`));
   const spec = workspace?.servers.find((s) => s.name === name) ??
@@ -288,7 +299,7 @@ async function inspect(context: CommandContext, name: string, test: boolean): Pr
       `'${spec.name}' of ${spec.source} is not approved: amber mcp approve ${spec.name}`,
     );
   }
-  const { connectServer, mcpToolName } = await import("@amber/mcp");
+  const { connectServer, mcpToolName } = await mcpModule();
   const { pathToFileURL } = await import("node:url");
   const { basename } = await import("node:path");
   const stderr: string[] = [];

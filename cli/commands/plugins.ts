@@ -31,6 +31,7 @@ export const pluginsCommand: CliCommand = {
   plugins disable <id> --dry-run  print, changing nothing, the plugins that would go, in
                                   order, and every contribution each would remove
                                   (--cascade too; --json prints the plan as JSON)
+                                  (an MCP server's plugin, mcp.NAME: connects it first)
   plugins graph                   the activation order, with each plugin's requirements
   plugins add <spec>              add a third-party plugin: a .ts/.js file or a directory,
                                   npm:<pkg>[@range] or jsr:@scope/pkg; it runs in a process

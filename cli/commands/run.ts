@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type ApprovalPolicy, walkCommandTree } from "@amber/core";
+import { type ApprovalPolicy, type CommandOutcome, walkCommandTree } from "@amber/core";
 import type { ApprovalAnswer } from "@amber/core/kernel";
 import { intOption, UsageError } from "../args.ts";
 import type { CliCommand, CommandContext, Io } from "../command.ts";
@@ -127,12 +127,13 @@ async function run(context: CommandContext): Promise<number> {
     if (resume !== undefined) await session.resume(resume);
     await serversReady(host, controller.signal);
     const command = await slashCommand(host, prompt);
-    if (command !== undefined && command.prompt === undefined) {
-      if (command.ok) io.out(command.text);
+    const expanded = command?.ok === true ? command.prompt : undefined;
+    if (command !== undefined && expanded === undefined) {
+      if (command.ok) io.out(sanitizeText(session.redact(command.text)));
       else io.err(`amber: ${sanitizeText(session.redact(command.error))}`);
       return command.ok ? 0 : 1;
     }
-    const result = await session.turn(command?.prompt ?? prompt, {
+    const result = await session.turn(expanded ?? prompt, {
       signal: controller.signal,
       ask: terminal
         ? (request) =>
@@ -177,11 +178,15 @@ async function run(context: CommandContext): Promise<number> {
 async function serversReady(host: Host, signal: AbortSignal): Promise<void> {
   if (host.mcp === undefined) return;
   const seconds = host.config.mcp?.startupWait ?? DEFAULT_STARTUP_WAIT_S;
-  const cancelled = new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    signal.addEventListener("abort", () => resolve(), { once: true });
-  });
-  await Promise.race([host.mcp.ready(seconds * 1000), cancelled]);
+  const { promise: cancelled, resolve } = Promise.withResolvers<void>();
+  const onAbort = () => resolve();
+  if (signal.aborted) onAbort();
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    await Promise.race([host.mcp.ready(seconds * 1000), cancelled]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
   // What connected is put in place now, so that a command of a server (a prompt) can be run.
   host.runtime.refresh();
 }
@@ -191,20 +196,25 @@ const DEFAULT_STARTUP_WAIT_S = 5;
 
 // A prompt whose first word names a command of the command tree (`/mcp__docs__review main.ts`)
 // runs that command: a `prompt` it answers with is what the model is sent; otherwise its text
-// (or error) is the run's whole output. Any other prompt, slash or not, goes to the model as is.
-async function slashCommand(
-  host: Host,
-  line: string,
-): Promise<
-  | { readonly ok: true; readonly text: string; readonly prompt?: string }
-  | { readonly ok: false; readonly error: string; readonly prompt?: undefined }
-  | undefined
-> {
+// (or error) is the run's whole output; so is the error for `/mcp__...` when no such command is
+// there. Any other prompt, slash or not, goes to the model as is.
+async function slashCommand(host: Host, line: string): Promise<CommandOutcome | undefined> {
   if (!line.startsWith("/")) return undefined;
   const words = line.slice(1).split(/\s+/).filter((word) => word !== "");
   const roots = host.registries.command.tree();
   const { root, node, path, used } = walkCommandTree(roots, words);
-  if (root === undefined || node === undefined) return undefined;
+  if (root === undefined || node === undefined) {
+    // An MCP prompt whose server is not there is not a message for the model.
+    if (!words[0]?.startsWith("mcp__")) return undefined;
+    const waiting = (host.mcp?.list() ?? []).filter((view) => view.state.status !== "connected");
+    const states = waiting.map((view) => `${view.name}: ${view.state.status}`).join(", ");
+    return {
+      ok: false,
+      error: `no command '/${words[0]}'${
+        states === "" ? "" : ` (MCP servers not connected: ${states})`
+      }; \`amber mcp list\` shows each server and \`amber mcp test NAME\` why one fails`,
+    };
+  }
   if (node.action === undefined && node.children.length > 0) {
     const where = [root.name, ...path].join(" ");
     return {

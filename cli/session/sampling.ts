@@ -11,6 +11,7 @@
  */
 
 import type { FinishReason, Message, StreamEvent } from "@amber/core";
+// @ts-types="@modelcontextprotocol/sdk/types"
 import type {
   CreateMessageRequest,
   CreateMessageResult,

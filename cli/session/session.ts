@@ -11,6 +11,7 @@
  * @module
  */
 
+// @ts-types="@modelcontextprotocol/sdk/types"
 import type { CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
 import type {
   AllowanceSnapshot,
@@ -43,7 +44,7 @@ import { describeEnd, type SessionEvent, type SessionListener } from "./events.t
 import { providerSnapshot, resolveProviderFor } from "./provider.ts";
 import { ProtectedPaths, protectedPathsGate } from "./protected_paths.ts";
 import { configuredKeys, EventRedactor, SecretRedactor } from "./redact.ts";
-import { gatherSample, type SamplingParams, samplingMessages } from "./sampling.ts";
+import { gatherSample, samplingMessages, type SamplingParams } from "./sampling.ts";
 import { lockSession } from "./session_lock.ts";
 
 /** Answers an approval question; `signal` is aborted when the question is moot (a cancel). */
@@ -304,13 +305,17 @@ export class AgentSession {
     const resolved = this.#resolved!;
     const client = this.#client!;
     const answer = await gatherSample(resolved.model, (sink) =>
-      client.stream({
-        model: resolved.model,
-        messages: samplingMessages(params),
-        tools: [],
-        maxTokens: params.maxTokens,
-        ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
-      }, sink, signal));
+      client.stream(
+        {
+          model: resolved.model,
+          messages: samplingMessages(params),
+          tools: [],
+          maxTokens: params.maxTokens,
+          ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
+        },
+        sink,
+        signal,
+      ));
     this.#usage.promptTokens += answer.usage.promptTokens;
     this.#usage.completionTokens += answer.usage.completionTokens;
     const content = answer.result.content;

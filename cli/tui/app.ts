@@ -87,6 +87,7 @@ export class TuiApp {
   #frameTimer: ReturnType<typeof setTimeout> | undefined;
   #escapeTimer: ReturnType<typeof setTimeout> | undefined;
   #tickTimer: ReturnType<typeof setInterval> | undefined;
+  #refreshTimer: ReturnType<typeof setTimeout> | undefined;
   #lastFrame = 0;
   #closed = false;
   #finish: ((code: number) => void) | undefined;
@@ -107,12 +108,14 @@ export class TuiApp {
     const mcp = options.session.host.mcp;
     // `@server:uri` completes from the resources of the servers connected at that moment.
     this.#drawer = new Drawer(
-      mcp === undefined ? undefined : () =>
-        mcp.list().flatMap((server) =>
-          server.state.status === "connected"
-            ? server.resources.map((resource) => ({ server: server.name, ...resource }))
-            : []
-        ),
+      mcp === undefined
+        ? undefined
+        : () =>
+          mcp.list().flatMap((server) =>
+            server.state.status === "connected"
+              ? server.resources.map((resource) => ({ server: server.name, ...resource }))
+              : []
+          ),
     );
     this.#status = new StatusFeed(options.session, () => this.#invalidate());
     options.dialogs.attach(() => this.#invalidate(), (message, tone) => {
@@ -121,9 +124,11 @@ export class TuiApp {
     });
     options.session.subscribe((event) => this.#event(event));
     // A server connecting, failing or changing its lists: the bar's count and an open /mcp
-    // console show it at the next frame.
+    // console show it at the next frame, and between turns its tools and prompt commands are
+    // applied at once (a turn applies them at its next step boundary).
     options.session.host.mcp?.onChange(() => {
       this.#status.refresh();
+      this.#refreshIdle();
       this.#invalidate();
     });
     this.commands = new SessionCommands(options.session, {
@@ -241,6 +246,7 @@ export class TuiApp {
     if (this.#tickTimer !== undefined) clearInterval(this.#tickTimer);
     if (this.#frameTimer !== undefined) clearTimeout(this.#frameTimer);
     if (this.#escapeTimer !== undefined) clearTimeout(this.#escapeTimer);
+    if (this.#refreshTimer !== undefined) clearTimeout(this.#refreshTimer);
     const turn = this.#turn;
     if (turn === undefined) {
       this.#finish?.(code);
@@ -382,12 +388,26 @@ export class TuiApp {
       },
     ).finally(() => {
       this.#turn = undefined;
+      this.#refreshIdle();
       this.#view = { ...this.#view, runningTool: "" };
       if (this.#hint.startsWith("cancelling")) this.#hint = "Ctrl-C again to quit";
       this.#status.refreshWallet();
       this.#invalidate();
     });
     this.#turn = { controller, done };
+  }
+
+  // Between turns is a step boundary: what live plugins (an MCP server that connected) changed
+  // is applied, so their commands and tools are there before the next prompt. Deferred: the
+  // change is announced from inside the plugin's own update.
+  #refreshIdle(): void {
+    if (this.#refreshTimer !== undefined || this.#closed) return;
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = undefined;
+      if (this.#turn !== undefined || this.#closed) return;
+      this.#session.host.runtime.refresh();
+      this.#invalidate();
+    }, 0);
   }
 
   // The session's approval question, put to the user in a dialog.

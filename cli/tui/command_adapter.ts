@@ -78,7 +78,10 @@ export class SessionCommands implements CommandTarget {
       if (outcome.text !== "") transcript.notice(outcome.text);
       if (outcome.prompt !== undefined && outcome.prompt.trim() !== "") {
         if (this.#app.busy()) {
-          transcript.notice("a turn is running: its prompt was not sent; try again after it", "error");
+          transcript.notice(
+            "a turn is running: its prompt was not sent; try again after it",
+            "error",
+          );
         } else this.#app.startTurn(outcome.prompt);
       }
     } else transcript.notice(outcome.error, "error");

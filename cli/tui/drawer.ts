@@ -17,8 +17,8 @@ import type { Key } from "./input.ts";
 import type { LineEditor } from "./line_editor.ts";
 import {
   completeMention,
-  type MentionEntry,
   mentionEntries,
+  type MentionEntry,
   type MentionQuery,
   mentionQuery,
   type MentionResource,

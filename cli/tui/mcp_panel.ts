@@ -21,7 +21,7 @@ import { type PanelSource, SELECTION_MARK } from "./panel_view.ts";
 /** What the console reads of the host: its servers and the workspace servers left waiting. */
 export interface McpConsoleHost {
   /** The servers of the session (`Host.mcp`); absent when none is registered. */
-  readonly mcp?: Pick<McpServers, "list" | "get" | "reconnect" | "onChange">;
+  readonly mcp?: Pick<McpServers, "list" | "reconnect">;
   /** The workspace servers waiting for the user's approval (`Host.mcpAwaiting`). */
   readonly mcpAwaiting: readonly AwaitingServer[];
 }
@@ -142,17 +142,12 @@ interface Row {
  *   tools: [{ name: "mcp__basic__echo", mcpName: "echo", description: "Echoes", disabled: false, readOnly: false }],
  *   prompts: [], resources: [],
  * };
- * const mcp = {
- *   list: () => [server],
- *   get: (name: string) => name === "basic" ? server : undefined,
- *   reconnect: () => Promise.resolve(server.state),
- *   onChange: () => () => {},
- * };
- * const console = new McpConsole({ mcp, mcpAwaiting: [] }, () => Promise.resolve());
- * const listed = await console.command("list");
+ * const mcp = { list: () => [server], reconnect: () => Promise.resolve(server.state) };
+ * const mcpConsole = new McpConsole({ mcp, mcpAwaiting: [] }, () => Promise.resolve());
+ * const listed = await mcpConsole.command("list");
  * assert.ok("text" in listed);
  * assert.equal(listed.text, "basic  connected (stdio, basic 1.0.0)  1 tool  config.yaml");
- * const opened = await console.command("");
+ * const opened = await mcpConsole.command("");
  * assert.ok("panel" in opened);
  * assert.deepEqual(opened.panel.render("mcp", 80)?.slice(2), [
  *   "› basic  connected (stdio, basic 1.0.0)  1 tool  config.yaml",
@@ -197,7 +192,8 @@ export class McpConsole {
         };
       }
       if (word === "") return { panel: this.panel() };
-      return { text: rows.map(rowText).join("\n") };
+      const width = nameWidth(rows);
+      return { text: rows.map((row) => rowText(row, width)).join("\n") };
     }
     if (word !== "tools" && word !== "reconnect" && word !== "approve") {
       throw new Error(`unknown subcommand '${word}'; /mcp takes list, tools, reconnect, approve`);
@@ -232,8 +228,9 @@ export class McpConsole {
       (this.#note ? `  —  ${this.#note}` : ""),
       "",
     ];
+    const width = nameWidth(rows);
     rows.forEach((row, i) => {
-      lines.push(`${i === this.#selected ? `${SELECTION_MARK} ` : "  "}${rowText(row)}`);
+      lines.push(`${i === this.#selected ? `${SELECTION_MARK} ` : "  "}${rowText(row, width)}`);
     });
     const row = rows[this.#selected];
     if (row !== undefined) lines.push("", ...this.#toolsText(row).split("\n"));
@@ -319,6 +316,12 @@ export class McpConsole {
   }
 }
 
-function rowText(row: Row): string {
-  return [row.name, row.state, row.tools, row.source].filter((part) => part !== "").join("  ");
+// The names padded to the longest, so the states line up.
+function nameWidth(rows: readonly Row[]): number {
+  return Math.max(0, ...rows.map((row) => row.name.length));
+}
+
+function rowText(row: Row, width: number): string {
+  return [row.name.padEnd(width), row.state, row.tools, row.source].filter((part) => part !== "")
+    .join("  ");
 }

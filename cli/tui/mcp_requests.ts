@@ -17,6 +17,7 @@
  */
 
 import type { UiService } from "@amber/core";
+// @ts-types="@modelcontextprotocol/sdk/types"
 import type {
   CreateMessageRequest,
   CreateMessageResult,
@@ -41,10 +42,14 @@ export interface McpDialogHandlers {
   sample(
     params: CreateMessageRequest["params"],
     signal: AbortSignal,
-    server?: string,
+    server: string,
   ): Promise<CreateMessageResult>;
   /** Asks the user what the server wants to know. */
-  elicit(params: ElicitRequest["params"], signal: AbortSignal, server?: string): Promise<ElicitResult>;
+  elicit(
+    params: ElicitRequest["params"],
+    signal: AbortSignal,
+    server: string,
+  ): Promise<ElicitResult>;
 }
 
 const FIRST_LINE_CELLS = 80;
@@ -65,10 +70,7 @@ const FIRST_LINE_CELLS = 80;
  * );
  * ```
  */
-export function samplingQuestion(
-  server: string | undefined,
-  params: CreateMessageRequest["params"],
-): string {
+export function samplingQuestion(server: string, params: CreateMessageRequest["params"]): string {
   const text = params.messages.map(samplingMessageText).join("\n").trim();
   const lines = text.split("\n");
   let first = lines[0].trim();
@@ -77,8 +79,7 @@ export function samplingQuestion(
     first = first.slice(0, FIRST_LINE_CELLS - 1);
     cut = true;
   }
-  const who = server === undefined ? "An MCP server" : `MCP server ${server}`;
-  return `${who} asks the model: ${first}${cut ? "…" : ""} Allow?`;
+  return `MCP server ${server} asks the model: ${first}${cut ? "…" : ""} Allow?`;
 }
 
 /**
@@ -142,9 +143,9 @@ export async function elicit(
   ui: McpAsker,
   params: ElicitRequest["params"],
   signal: AbortSignal,
-  server?: string,
+  server: string,
 ): Promise<ElicitResult> {
-  const who = server === undefined ? "An MCP server" : `MCP server ${server}`;
+  const who = `MCP server ${server}`;
   if (params.mode === "url") {
     ui.notify(`${who} asks you to open ${params.url}`, "info");
     const went = await ui.choose(

@@ -15,8 +15,8 @@
 import {
   type ComposedStatus,
   emptyStatusSnapshot,
-  type StatusRegistry,
   type StatusMcpServer,
+  type StatusRegistry,
   type StatusSegmentCapability,
   type StatusSnapshot,
   type StatusTone,

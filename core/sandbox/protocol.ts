@@ -289,7 +289,10 @@ export interface ToolApprovalParams {
   readonly args: unknown;
 }
 
-/** `command.run` params; the result is the handler's text. */
+/**
+ * `command.run` params; the result is the handler's text, or its reply `{text?, prompt?}` (a
+ * `prompt` is sent to the model as the user's message).
+ */
 export interface CommandRunParams {
   /** The command capability's name. */
   readonly name: string;

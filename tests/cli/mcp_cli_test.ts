@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { tempDir } from "../_helpers.ts";
-import { ROOT, runAmber } from "./_subprocess.ts";
+import { MAIN, PERMISSIONS, ROOT, runAmber } from "./_subprocess.ts";
 
 const KEY = { OPENAI_API_KEY: "sk-test-key-1234" };
 const SERVERS = join(ROOT, "tests", "mcp", "_servers");
@@ -205,6 +205,10 @@ Deno.test("a workspace's server starts only once approved; a changed entry asks 
   assert.match(untested.err, /is not approved: amber mcp approve ws/);
   assert.equal(await exists(marker), false);
 
+  const removed = await amber(config.dir, workspace.dir, ["mcp", "remove", "ws"]);
+  assert.equal(removed.code, 2);
+  assert.match(removed.err, /'ws' is declared in .*\.mcp\.json: edit that file to remove it/);
+
   const approved = await amber(config.dir, workspace.dir, ["mcp", "approve", "ws"]);
   assert.equal(approved.code, 0, approved.err);
   assert.match(
@@ -293,6 +297,15 @@ Deno.test("amber run '/mcp__SERVER__PROMPT args' sends the prompt's text as the 
   ]);
   assert.equal(missing.code, 1);
   assert.match(missing.err, /missing required argument: name/);
+  // A prompt of a server that is not there is an error too, not a message for the model.
+  const absent = await amber(config.dir, workspace.dir, [
+    "run",
+    "/mcp__nowhere__greet Ada",
+    "--base-url",
+    `${provider.url}/v1`,
+  ]);
+  assert.equal(absent.code, 1);
+  assert.match(absent.err, /no command '\/mcp__nowhere__greet'; `amber mcp list` shows/);
   assert.equal(provider.chats.length, 1);
 });
 
@@ -332,4 +345,107 @@ Deno.test("amber plugins: an MCP server is a plugin of category mcp, switched of
     back.out,
     new RegExp(`^basic +config\\.yaml +stdio +connected +${BASIC_TOOLS}$`, "m"),
   );
+});
+
+Deno.test("amber run waits mcp.startupWait for the servers, and no longer", async () => {
+  await using config = await tempDir();
+  await using workspace = await tempDir();
+  await using provider = await FakeProvider.start({ encoders: [openaiEncoder] });
+  const toolNames = (chat: number) =>
+    ((provider.chats[chat].body as { tools?: { function: { name: string } }[] }).tools ?? [])
+      .map((tool) => tool.function.name);
+  const run = async (startupWait: number) => {
+    await Deno.writeTextFile(
+      join(config.dir, "config.yaml"),
+      JSON.stringify({
+        mcp: {
+          servers: { basic: stdioEntry("basic"), slow: stdioEntry("slow", "--seconds=30") },
+          startupWait,
+        },
+      }),
+    );
+    provider.script({ text: "done" });
+    const started = performance.now();
+    const result = await amber(config.dir, workspace.dir, [
+      "run",
+      "hi",
+      "--base-url",
+      `${provider.url}/v1`,
+    ]);
+    assert.equal(result.code, 0, result.err);
+    return performance.now() - started;
+  };
+  // The quick server's tools are there; the slow one is not waited for past the limit.
+  const waited = await run(4);
+  assert.ok(toolNames(0).includes("mcp__basic__echo"), toolNames(0).join(", "));
+  assert.equal(toolNames(0).some((name) => name.startsWith("mcp__slow__")), false);
+  assert.ok(waited > 4000 && waited < 20_000, `${waited} ms`);
+  // No wait: the request goes out at once, before even the quick server is there.
+  const atOnce = await run(0);
+  assert.equal(toolNames(1).some((name) => name.startsWith("mcp__")), false);
+  assert.ok(atOnce < waited - 2000, `${atOnce} ms against ${waited} ms`);
+});
+
+// Processes alive in group `pgid`, zombies aside.
+async function liveInGroup(pgid: number): Promise<number> {
+  const ps = await new Deno.Command("ps", { args: ["-eo", "pgid=,stat="] }).output();
+  return new TextDecoder().decode(ps.stdout).split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => Number(fields[0]) === pgid && !fields[1]?.startsWith("Z")).length;
+}
+
+Deno.test("a server an amber killed with -9 left running is stopped by the next start", async () => {
+  await using config = await tempDir();
+  await using workspace = await tempDir();
+  await using provider = await FakeProvider.start({ encoders: [openaiEncoder] });
+  // The server's group has a second process that outlives the server itself.
+  const entry = {
+    command: "/bin/sh",
+    args: ["-c", 'sleep 300 & exec "$@"', "sh", ...serverArgv("basic")],
+  };
+  await Deno.writeTextFile(
+    join(config.dir, "config.yaml"),
+    JSON.stringify({ mcp: { servers: { basic: entry }, startupWait: 20 } }),
+  );
+  provider.script({ toolCalls: [{ name: "mcp__basic__sleep", arguments: { ms: 60_000 } }] });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...PERMISSIONS,
+      MAIN,
+      "run",
+      "sleep",
+      "--approve",
+      "auto",
+      "--base-url",
+      `${provider.url}/v1`,
+    ],
+    env: { AMBER_CONFIG_DIR: config.dir, INIT_CWD: workspace.dir, NO_COLOR: "1", ...KEY },
+    cwd: workspace.dir,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  // The server is recorded once started; the tool call is under way once the model was asked.
+  const records = join(config.dir, "processes");
+  let pgid: number | undefined;
+  for (let i = 0; i < 600 && (pgid === undefined || provider.chats.length === 0); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    try {
+      for await (const file of Deno.readDir(records)) {
+        pgid = JSON.parse(await Deno.readTextFile(join(records, file.name))).pid;
+      }
+    } catch {
+      // Not yet.
+    }
+  }
+  assert.ok(pgid !== undefined, "the server was recorded");
+  child.kill("SIGKILL");
+  await child.status;
+  assert.ok(await liveInGroup(pgid) > 0, "the server's group outlived amber");
+
+  const next = await amber(config.dir, workspace.dir, ["plugins", "list"]);
+  assert.equal(next.code, 0, next.err);
+  assert.match(next.err, /stopped a process an earlier amber left running: .*amber mcp server/);
+  assert.equal(await liveInGroup(pgid), 0);
 });

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadConfigFile, readConfigFile } from "../../cli/config_file.ts";
+import { openHost } from "../../cli/host.ts";
 import {
   addServerToConfig,
   configServerNames,
@@ -143,6 +144,70 @@ Deno.test("an approve callback is asked about each awaiting server, and a yes is
   const later = await mcpSources(options);
   assert.deepEqual(later.specs.map((s) => s.name), ["yes"]);
   assert.deepEqual(later.awaiting.map((a) => a.spec.name), ["no"]);
+});
+
+Deno.test("the host registers approved servers as plugins and asks its approver about the rest", async () => {
+  await using config = await tempDir();
+  await using workspace = await tempDir();
+  await Deno.writeTextFile(
+    join(config.dir, "config.yaml"),
+    "mcp:\n  servers:\n    docs: {url: https://example.com/mcp}\n    bad: {command: 1}\n",
+  );
+  await Deno.writeTextFile(
+    join(workspace.dir, ".mcp.json"),
+    JSON.stringify({ mcpServers: { yes: { command: "a" }, no: { command: "b" } } }),
+  );
+  const diagnostics: string[] = [];
+  const open = (approve?: (name: string) => boolean) =>
+    openHost({
+      configDir: config.dir,
+      workspace: workspace.dir,
+      plugins: [],
+      onDiagnostic: (d) => diagnostics.push(`${d.pluginId} (${d.where}): ${d.message}`),
+      mcp: {
+        connect: false,
+        ...(approve ? { approve: (spec) => Promise.resolve(approve(spec.name)) } : {}),
+      },
+    });
+  const host = await open((name) => name === "yes");
+  try {
+    assert.deepEqual(host.mcp?.list().map((view) => [view.name, view.source]), [
+      ["docs", "config.yaml"],
+      ["yes", join(workspace.dir, ".mcp.json")],
+    ]);
+    assert.equal(host.runtime.info("mcp.yes").plugin.category, "mcp");
+    assert.equal(host.runtime.state("mcp.docs").status, "active");
+    assert.deepEqual(host.mcpAwaiting.map((a) => a.spec.name), ["no"]);
+    assert.equal(host.runtime.ids().includes("mcp.no"), false);
+    assert.match(
+      diagnostics[0],
+      /^core \(mcp\): .*config\.yaml:4:20: mcp\.servers\.bad\.command: /,
+    );
+    assert.match(
+      diagnostics[1],
+      /^mcp\.no \(approval\): the server 'no' of .* it was never approved/,
+    );
+  } finally {
+    await host.close();
+  }
+  // Without an approver, what was approved starts and nothing is asked.
+  const again = await open();
+  try {
+    assert.deepEqual(again.mcp?.list().map((view) => view.name), ["docs", "yes"]);
+  } finally {
+    await again.close();
+  }
+});
+
+Deno.test("without servers the host has no mcp, and nothing is awaiting", async () => {
+  await using config = await tempDir();
+  const host = await openHost({ configDir: config.dir, workspace: config.dir, plugins: [] });
+  try {
+    assert.equal(host.mcp, undefined);
+    assert.deepEqual(host.mcpAwaiting, []);
+  } finally {
+    await host.close();
+  }
 });
 
 Deno.test("a workspace's server with a config.yaml server's plugin id is left out, saying why", async () => {
@@ -285,8 +350,17 @@ Deno.test("amber mcp add creates config.yaml, and refuses a file it cannot read 
 });
 
 Deno.test("start-up loads @amber/mcp and the SDK only when a server is configured", async () => {
-  for (const module of [["cli", "app.ts"], ["cli", "commands", "run.ts"], ["cli", "host.ts"]]) {
-    const seen = (await moduleGraph(join(ROOT, ...module))).reached;
+  // `deno run` reads the graph of every literal `import("...")` too (see cli/lazy_modules.ts):
+  // the MCP modules are reached only by computed specifiers.
+  const modules = [
+    ["cli", "host.ts"],
+    ["cli", "config_file.ts"],
+    ["cli", "commands", "mcp.ts"],
+    ["cli", "commands", "run.ts"],
+    ["cli", "commands", "plugins.ts"],
+  ];
+  for (const module of modules) {
+    const seen = (await moduleGraph(join(ROOT, ...module), { dynamic: true })).reached;
     const mcp = [...seen].filter((s) =>
       s.includes("/mcp/") || s.includes("modelcontextprotocol") || s.endsWith("/mcp_sources.ts")
     );

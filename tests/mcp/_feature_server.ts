@@ -42,6 +42,8 @@ export interface FeatureServer {
   readonly tools: ReadonlyMap<string, SdkTool>;
   /** The ids of the requests the server saw cancelled, and the reason it was given. */
   readonly cancelled: string[];
+  /** The method of every request and notification the server received, in order. */
+  readonly received: string[];
   /** The arguments each prompt was asked with, in order. */
   readonly promptCalls: { readonly name: string; readonly args: Record<string, unknown> }[];
   /** Closes both ends. */
@@ -69,6 +71,12 @@ export async function featureServer(options: FeatureServerOptions = {}): Promise
   const send = serverSide.send.bind(serverSide);
   serverSide.send = (message, sendOptions) => send(withBadSchema(message), sendOptions);
   await server.connect(serverSide);
+  const received: string[] = [];
+  const onmessage = serverSide.onmessage;
+  serverSide.onmessage = (message, extra) => {
+    if ("method" in message) received.push(message.method);
+    onmessage?.(message, extra);
+  };
   const client = new Client({ name: "amber-test", version: "1.0.0" });
   await client.connect(clientSide);
   const { tools } = await client.listTools();
@@ -76,6 +84,7 @@ export async function featureServer(options: FeatureServerOptions = {}): Promise
     client,
     tools: new Map(tools.map((tool) => [tool.name, tool])),
     cancelled,
+    received,
     promptCalls,
     close: async () => {
       await client.close();

@@ -216,11 +216,15 @@ function loopback(allow: (headers: Headers) => boolean): Loopback {
   const seen: Headers[] = [];
   const capabilities: (ClientCapabilities | undefined)[] = [];
   const roots: unknown[] = [];
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const listening = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
     async (request) => {
       seen.push(request.headers);
       if (!allow(request.headers)) return new Response("no", { status: 401 });
+      const id = request.headers.get("mcp-session-id");
+      const known = id === null ? undefined : sessions.get(id);
+      if (known !== undefined) return await known.handleRequest(request);
       const mcp = new McpServer({ name: "loopback", version: "9.9.9" });
       mcp.registerTool("echo", { inputSchema: { message: z.string() } }, ({ message }) => ({
         content: [{ type: "text", text: `loop: ${message}` }],
@@ -230,10 +234,12 @@ function loopback(allow: (headers: Headers) => boolean): Loopback {
         roots.push(await mcp.server.listRoots());
         return { content: [{ type: "text", text: "ok" }] };
       });
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
+      const transport: WebStandardStreamableHTTPServerTransport =
+        new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => crypto.randomUUID(),
+          onsessioninitialized: (session) => void sessions.set(session, transport),
+          onsessionclosed: (session) => void sessions.delete(session),
+        });
       await mcp.connect(transport);
       return await transport.handleRequest(request);
     },
@@ -243,7 +249,10 @@ function loopback(allow: (headers: Headers) => boolean): Loopback {
     seen,
     capabilities,
     roots,
-    close: () => listening.shutdown(),
+    close: async () => {
+      for (const transport of sessions.values()) await transport.close();
+      await listening.shutdown();
+    },
   };
 }
 
@@ -265,6 +274,28 @@ Deno.test("headers and a bearer token from env reach the server; roots are the h
     assert.deepEqual(server.roots, [{ roots: [{ uri: `file://${ROOT}`, name: "workspace" }] }]);
     await connection.close();
     assert.ok(server.seen.length >= 3);
+
+    // With handlers, sampling and elicitation are advertised.
+    const asking = await connectServer(options({
+      url: server.url,
+      headers: { "X-Team": "amber-h1" },
+      bearerTokenEnv: "H1_TOKEN",
+    }, {
+      env: { H1_TOKEN: "tok-123" },
+      handlers: {
+        roots: () => [],
+        sample: () => Promise.reject(new Error("not asked")),
+        elicit: () => Promise.resolve({ action: "decline" }),
+      },
+    }));
+    await asking.client.callTool({ name: "roots", arguments: {} });
+    await asking.close();
+    assert.deepEqual(server.capabilities[1], {
+      roots: { listChanged: true },
+      sampling: {},
+      elicitation: { form: {}, url: {} },
+    });
+    assert.deepEqual(server.roots[1], { roots: [] });
   } finally {
     await server.close();
   }
@@ -278,7 +309,8 @@ Deno.test("a 401 with a token configured is an error, not an OAuth flow", async 
         env: { H1_TOKEN: "wrong" },
         oauth: { authorize: () => assert.fail("no OAuth when a token is configured") },
       })),
-      (error: unknown) => error instanceof McpConnectError && /401/.test(error.message),
+      (error: unknown) =>
+        error instanceof McpConnectError && /^the server answered HTTP 401: /.test(error.message),
     );
   } finally {
     await server.close();

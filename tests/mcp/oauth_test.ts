@@ -306,6 +306,24 @@ Deno.test("OAuth: revoked tokens are deleted with a notice and the user is asked
   });
 });
 
+Deno.test("OAuth: once closed, a needed authorization fails instead of showing a dead URL", async () => {
+  await withServer(async ({ server, browser, oauth, connect, whoami }) => {
+    const flow = await oauth();
+    const client = await connect(flow);
+    await flow.close();
+    // Mid-session: the refresh still works after close.
+    server.expireAccessTokens();
+    assert.equal(await whoami(client), server.clients[0].client_id);
+    // (The SDK may refresh twice here, its POST and its GET stream each; they take turns.)
+    assert.ok(server.counts.refreshes >= 1);
+    assert.equal(server.counts.refusedRefreshes, 0);
+    // Revoked: a new authorization is needed, and the call fails without showing a URL.
+    server.revokeAll();
+    await assert.rejects(whoami(client), /secured: the server asks for a new authorization/);
+    assert.equal(browser.opened.length, 1);
+  });
+});
+
 Deno.test("OAuth: an unreadable state file is deleted with a notice and authorization starts over", async () => {
   await withServer(async ({ server, configDir, browser, oauth, connect, whoami }) => {
     const path = mcpOAuthPath(configDir, SERVER);
@@ -333,7 +351,7 @@ Deno.test("OAuth: state stored for another URL is deleted, never sent to this se
     const old = { access_token: "old-secret-token", token_type: "Bearer" };
     await Deno.writeTextFile(
       path,
-      JSON.stringify({ url: "https://elsewhere.test/mcp", tokens: old }),
+      JSON.stringify({ url: "https://elsewhere.test/mcp?key=hidden", tokens: old }),
     );
     const flow = await oauth();
     assert.equal(await flow.provider.tokens(), undefined);
@@ -341,6 +359,7 @@ Deno.test("OAuth: state stored for another URL is deleted, never sent to this se
     assert.equal(browser.notices.length, 1);
     assert.match(browser.notices[0], /was for https:\/\/elsewhere\.test\/mcp, not http:/);
     assert.ok(!browser.notices[0].includes("old-secret-token"));
+    assert.ok(!browser.notices[0].includes("hidden"));
   });
 });
 

@@ -33,7 +33,7 @@ Deno.test("mcpPromptCommands: one root per prompt, with its arguments in help an
       "mcp__memo__chat",
     ]);
     const greet = commands.get("mcp__memo__greet");
-    strictEqual(greet?.help, "Greets someone. Arguments: name [style]");
+    strictEqual(greet?.help, "Greets someone. (arguments: name [style])");
     strictEqual(greet?.name, "mcp__memo__greet");
     deepStrictEqual(greet?.subtree, {});
     strictEqual(

@@ -201,6 +201,65 @@ Deno.test("prompts become commands, resources two tools and the attachment hook"
   await t.close();
 });
 
+Deno.test("a name with capitals: tools keep them, prompt commands are lower case", async () => {
+  const create = () => {
+    const server = echoServer();
+    server.registerPrompt("Greet", { description: "Greets." }, () => ({
+      messages: [{ role: "user", content: { type: "text", text: "Greet." } }],
+    }));
+    return server;
+  };
+  const spec = {
+    name: "GitHub",
+    pluginId: "mcp.github",
+    entry: { transport: "stdio" as const, command: "gh-server" },
+    source: "config.yaml",
+    fromWorkspace: false,
+  };
+  const t = setup(memoryConnector(create).connect, {}, { spec });
+  await t.runtime.start();
+  await until(() => t.server.state.status === "connected");
+  const report = t.runtime.refresh();
+  assert.deepEqual([report.refreshed, report.failed], [["mcp.github"], []]);
+  assert.deepEqual(t.toolNames(), ["mcp__GitHub__echo", "mcp__GitHub__peek"]);
+  const root = t.runtime.registries.command.tree().find((node) => node.owner === "mcp.github");
+  assert.equal(root?.name, "mcp__github__greet");
+  await t.close();
+});
+
+Deno.test("names that meet after mapping: the first keeps it, the others are left out", async () => {
+  const create = () => {
+    const server = new McpServer({ name: "clash", version: "1.0.0" });
+    const text = (value: string) => () => ({ content: [{ type: "text" as const, text: value }] });
+    server.registerTool("a.b", { description: "Dotted." }, text("dotted"));
+    server.registerTool("a_b", { description: "Underscored." }, text("underscored"));
+    // The server's own tool, where the resource tool of that name would go.
+    server.registerTool("read_resource", { description: "Its own." }, text("own"));
+    server.registerResource("readme", "mem://readme", {}, (uri) => ({
+      contents: [{ uri: uri.href, text: "read me" }],
+    }));
+    return server;
+  };
+  const t = setup(memoryConnector(create).connect);
+  await t.runtime.start();
+  await until(() => t.server.state.status === "connected");
+  const report = t.runtime.refresh();
+  assert.deepEqual([report.refreshed, report.failed], [["mcp.mem"], []]);
+  assert.deepEqual(t.toolNames(), [
+    "mcp__mem__a_b",
+    "mcp__mem__read_resource",
+    "mcp__mem__list_resources",
+  ]);
+  const tools = t.runtime.registries.tool;
+  assert.deepEqual(await tools.execute("mcp__mem__a_b", {}), { ok: true, output: "dotted" });
+  assert.deepEqual(await tools.execute("mcp__mem__read_resource", {}), { ok: true, output: "own" });
+  assert.deepEqual(t.diagnostics.map((d) => d.message), [
+    "server 'mem': a second tool named mcp__mem__a_b is left out",
+    "server 'mem': a second tool named mcp__mem__read_resource is left out",
+  ]);
+  await t.close();
+});
+
 Deno.test("list_changed: the list is read again and applied at the next refresh", async () => {
   let live: McpServer | undefined;
   const t = setup(memoryConnector(() => (live = echoServer())).connect);

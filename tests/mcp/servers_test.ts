@@ -36,7 +36,10 @@ function stdio(name: string, script: string, ...args: string[]): McpServerSpec {
 interface Scene {
   readonly runtime: PluginRuntime;
   readonly servers: McpServers;
-  readonly pids: Map<string, number>;
+  /** The pid of the newest process started from `script`; throws when there is none. */
+  readonly pidOf: (script: string) => number;
+  /** Every process started, oldest first. */
+  readonly spawned: { readonly pid: number; readonly argv: readonly string[] }[];
   readonly diagnostics: Diagnostic[];
   readonly logs: Diagnostic[];
   readonly toolNames: () => string[];
@@ -45,7 +48,7 @@ interface Scene {
 
 function scene(specs: McpServerSpec[], options: Partial<McpServersOptions> = {}): Scene {
   const runtime = new PluginRuntime({ registries: createRegistries(), allOn: true });
-  const pids = new Map<string, number>();
+  const spawned: { pid: number; argv: readonly string[] }[] = [];
   const diagnostics: Diagnostic[] = [];
   const logs: Diagnostic[] = [];
   const servers = new McpServers({
@@ -60,7 +63,7 @@ function scene(specs: McpServerSpec[], options: Partial<McpServersOptions> = {})
       runtime.report(diagnostic);
     },
     onDiagnostic: (diagnostic) => logs.push(diagnostic),
-    onSpawn: (process, argv) => pids.set(argv.at(-1) ?? "", process.pid),
+    onSpawn: (process, argv) => void spawned.push({ pid: process.pid, argv }),
     backoffMs: 50,
     ...options,
   });
@@ -68,7 +71,12 @@ function scene(specs: McpServerSpec[], options: Partial<McpServersOptions> = {})
   return {
     runtime,
     servers,
-    pids,
+    spawned,
+    pidOf: (script) => {
+      const pid = spawned.findLast(({ argv }) => argv.includes(`${SERVERS}${script}`))?.pid;
+      if (pid === undefined) throw new Error(`no process of ${script} was started`);
+      return pid;
+    },
     diagnostics,
     logs,
     toolNames: () => runtime.registries.tool.list().map((entry) => entry.tool.name),
@@ -79,14 +87,15 @@ function scene(specs: McpServerSpec[], options: Partial<McpServersOptions> = {})
   };
 }
 
-// Whether process `pid` is gone (or a zombie nobody reaped yet).
+// Whether process `pid` is gone (or a zombie nobody reaped yet). Read through `cat`: Deno wants
+// every permission for another process's /proc files, and the suite runs with fewer.
 async function gone(pid: number): Promise<boolean> {
-  try {
-    const status = await Deno.readTextFile(`/proc/${pid}/status`);
-    return /^State:\s+Z/m.test(status);
-  } catch {
-    return true;
-  }
+  const output = await new Deno.Command("cat", {
+    args: [`/proc/${pid}/status`],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  return !output.success || /^State:\s+Z/m.test(new TextDecoder().decode(output.stdout));
 }
 
 const status = (s: Scene, name: string) => s.servers.get(name)?.state.status;
@@ -114,12 +123,11 @@ Deno.test("a slow server does not delay start(); its tools arrive by refresh", a
   assert.ok(s.toolNames().includes("mcp__basic__echo"));
   const result = await s.runtime.registries.tool.execute("mcp__slow__echo", { text: "late" });
   assert.deepEqual(result, { ok: true, output: "late" });
-  assert.match(
-    s.servers.get("slow")!.state.status === "connected"
-      ? (s.servers.get("slow")!.state as { server: string }).server
-      : "",
-    /^amber-test-slow 1\.0\.0$/,
-  );
+  assert.deepEqual(s.servers.get("slow")!.state, {
+    status: "connected",
+    transport: "stdio",
+    server: "amber-test-slow 1.0.0",
+  });
   await s.close();
 });
 
@@ -128,7 +136,7 @@ Deno.test("disabling a server removes every contribution and its process", async
   await s.runtime.start();
   await s.servers.ready(20_000);
   s.runtime.refresh();
-  const pid = s.pids.get(`${SERVERS}basic.ts`);
+  const pid = s.pidOf("basic.ts");
   assert.ok(pid !== undefined);
   assert.equal(await gone(pid), false);
   assert.ok(s.runtime.ledger.size("mcp.basic") > 0);
@@ -152,7 +160,7 @@ Deno.test("a crash is reported, the tools go, and come back on reconnect", async
   await s.servers.ready(20_000);
   s.runtime.refresh();
   assert.ok(s.toolNames().includes("mcp__crash__boom"));
-  const firstPid = s.pids.get(`${SERVERS}crash.ts`)!;
+  const firstPid = s.pidOf("crash.ts");
 
   const seen: string[] = [];
   const stop = s.servers.onChange(() => {
@@ -176,7 +184,7 @@ Deno.test("a crash is reported, the tools go, and come back on reconnect", async
   assert.deepEqual(seen.slice(from), ["reconnecting", "connecting", "connected"]);
   s.runtime.refresh();
   assert.ok(s.toolNames().includes("mcp__crash__echo"));
-  assert.notEqual(s.pids.get(`${SERVERS}crash.ts`), firstPid);
+  assert.notEqual(s.pidOf("crash.ts"), firstPid);
   assert.equal(await gone(firstPid), true);
   const echo = await s.runtime.registries.tool.execute("mcp__crash__echo", { text: "back" });
   assert.deepEqual(echo, { ok: true, output: "back" });
@@ -212,7 +220,7 @@ Deno.test("a server that hangs at initialize times out, is failed, and its proce
   await s.servers.ready(20_000);
   await s.runtime.settled();
   assert.equal(s.runtime.state("mcp.hang").status, "failed");
-  const pid = s.pids.get(`${SERVERS}hang.ts`)!;
+  const pid = s.pidOf("hang.ts");
   assert.equal(await gone(pid), true);
   await s.close();
 });
@@ -280,10 +288,10 @@ Deno.test("reconnect(name): a new process at once; an unknown name is an error",
   const s = scene([stdio("basic", "basic.ts")]);
   await s.runtime.start();
   await s.servers.ready(20_000);
-  const first = s.pids.get(`${SERVERS}basic.ts`)!;
+  const first = s.pidOf("basic.ts");
   const state = await s.servers.reconnect("basic");
   assert.equal(state.status, "connected");
-  const second = s.pids.get(`${SERVERS}basic.ts`)!;
+  const second = s.pidOf("basic.ts");
   assert.notEqual(second, first);
   assert.equal(await gone(first), true);
   await assert.rejects(() => s.servers.reconnect("nope"), UnknownMcpServerError);
@@ -295,7 +303,7 @@ Deno.test("close() ends every server process", async () => {
   const s = scene([stdio("a", "basic.ts", "--name=a"), stdio("b", "basic.ts", "--name=b")]);
   await s.runtime.start();
   await s.servers.ready(20_000);
-  const pids = [...s.pids.values()];
+  const pids = s.spawned.map(({ pid }) => pid);
   assert.equal(pids.length, 2);
   await s.servers.close();
   for (const pid of pids) assert.equal(await gone(pid), true);
@@ -362,16 +370,16 @@ Deno.test("sampling and elicitation: refused headless, answered once the session
 
   const asked: string[] = [];
   s.servers.setHandlers({
-    sample: (params): Promise<CreateMessageResult> => {
-      asked.push(`sample ${params.maxTokens}`);
+    sample: (params, _signal, server): Promise<CreateMessageResult> => {
+      asked.push(`${server}: sample ${params.maxTokens}`);
       return Promise.resolve({
         role: "assistant",
         model: "fake",
         content: { type: "text", text: "4" },
       });
     },
-    elicit: (params) => {
-      asked.push(`elicit ${params.message}`);
+    elicit: (params, _signal, server) => {
+      asked.push(`${server}: elicit ${params.message}`);
       return Promise.resolve({ action: "accept", content: { name: "Ada" } });
     },
   });
@@ -383,7 +391,7 @@ Deno.test("sampling and elicitation: refused headless, answered once the session
     ok: true,
     output: 'user: accept {"name":"Ada"}',
   });
-  assert.deepEqual(asked, ["sample 10", "elicit Your name?"]);
+  assert.deepEqual(asked, ["asker: sample 10", "asker: elicit Your name?"]);
   await s.close();
 });
 

@@ -220,6 +220,23 @@ Deno.test("a server that ignores SIGTERM is killed after the grace", async () =>
   assert.ok(took >= 450 && took < 3000, `took ${took} ms`);
 });
 
+Deno.test("a leader that exits at once: what it left in its group is stopped before closed", async () => {
+  const stderr: string[] = [];
+  // `sleep` inherits the ignored SIGTERM, so only SIGKILL ends it.
+  const leaving = transport({
+    command: "sh",
+    args: ["-c", "trap '' TERM; sleep 300 & echo $! >&2; exit 4"],
+    graceMs: 300,
+  }, stderr);
+  await leaving.start();
+  const pid = leaving.pid!;
+  const reason = await leaving.closed;
+  const child = Number(stderr[0]);
+  assert.equal(reason, `its process exited with code 4: ${child}`);
+  assert.equal(alive(child), false);
+  assert.deepEqual(psGroup(pid), []);
+});
+
 Deno.test("the stop handed to onSpawn ends the group too", async () => {
   let stop: (() => Promise<unknown>) | undefined;
   let finished: Promise<unknown> | undefined;

@@ -217,6 +217,21 @@ Deno.test("mcpTool: cancelling the run cancels the call on the server", () =>
     strictEqual(before.error, "cancelled before the call was sent");
   }));
 
+Deno.test("mcpTool: calls that share the run's signal leave nothing on it", () =>
+  withServer(async (server) => {
+    const controller = new AbortController();
+    const echo = toolOf(server, "echo");
+    for (let call = 0; call < 5; call++) {
+      await echo.execute({ text: String(call) }, { signal: controller.signal });
+    }
+    // The SDK listens on a request's signal for good: had it been the run's, this cancel would
+    // tell the server that each of the five finished calls was cancelled.
+    controller.abort();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    deepStrictEqual(server.received.filter((method) => method === "notifications/cancelled"), []);
+    strictEqual(server.received.filter((method) => method === "tools/call").length, 5);
+  }));
+
 Deno.test("mcpToolResult: what is not a tool result is an error saying so", () => {
   const garbage = mcpToolResult({ content: "text" }, MCP_OUTPUT_CAP);
   strictEqual(garbage.ok, false);

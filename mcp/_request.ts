@@ -1,5 +1,6 @@
 /**
- * Why a request to an MCP server failed, in words for the model or the user.
+ * What every request to an MCP server shares: a signal of its own, and why it failed, in words
+ * for the model or the user.
  *
  * @module
  */
@@ -27,4 +28,24 @@ export function requestError(error: unknown, timeoutMs: number, signal?: AbortSi
 
 function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/**
+ * Runs `request` with a signal of its own that aborts when `signal` does. The SDK adds an abort
+ * listener to the signal of each request and never removes it: given the run's signal, a session
+ * would pile up one listener per call, and a cancel would send `notifications/cancelled` for
+ * every request ever made with it. The request's own signal goes with the request.
+ */
+export async function withRequestSignal<T>(
+  signal: AbortSignal,
+  request: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const own = new AbortController();
+  const forward = (): void => own.abort(signal.reason);
+  signal.addEventListener("abort", forward, { once: true });
+  try {
+    return await request(own.signal);
+  } finally {
+    signal.removeEventListener("abort", forward);
+  }
 }

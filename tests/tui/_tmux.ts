@@ -1,0 +1,104 @@
+// `amber` in a real terminal for end-to-end tests: a tmux server of its own (its own socket)
+// runs amber in one window; the test types with send-keys and reads the screen with
+// capture-pane, polling until what it expects appears (every wait has a generous deadline and
+// says what it waited for). Disposing it kills the tmux server and what runs in it.
+
+import { fileURLToPath } from "node:url";
+
+const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
+const STEP_MS = 20_000;
+
+/** Whether tmux is installed (.ci/run installs it; a machine without it skips these tests). */
+export function hasTmux(): boolean {
+  try {
+    return new Deno.Command("tmux", { args: ["-V"], stdout: "null", stderr: "null" }).outputSync()
+      .success;
+  } catch {
+    return false;
+  }
+}
+
+function quote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** One tmux server running `amber ARGS` in a window of a given size. */
+export class Tmux implements AsyncDisposable {
+  readonly #socket = `amber-test-${crypto.randomUUID().slice(0, 8)}`;
+
+  private constructor() {}
+
+  /** Starts amber with `args` and `env` in `cwd`. */
+  static async start(
+    args: readonly string[],
+    env: Readonly<Record<string, string>>,
+    cwd: string,
+    size: { readonly columns: number; readonly rows: number } = { columns: 100, rows: 30 },
+  ): Promise<Tmux> {
+    const tmux = new Tmux();
+    const vars = Object.entries(env).map(([k, v]) => `${k}=${quote(v)}`).join(" ");
+    const command = `cd ${quote(cwd)} && env ${vars} ${quote(Deno.execPath())} run -A ${
+      quote(MAIN)
+    } ${args.map(quote).join(" ")}; echo "amber exited $?"; sleep 600`;
+    await tmux.#run(
+      "new-session",
+      "-d",
+      "-s",
+      "amber",
+      "-x",
+      String(size.columns),
+      "-y",
+      String(size.rows),
+      command,
+    );
+    return tmux;
+  }
+
+  async #run(...args: string[]): Promise<string> {
+    const output = await new Deno.Command("tmux", {
+      args: ["-L", this.#socket, "-f", "/dev/null", ...args],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!output.success) {
+      throw new Error(`tmux ${args[0]} failed: ${new TextDecoder().decode(output.stderr)}`);
+    }
+    return new TextDecoder().decode(output.stdout);
+  }
+
+  /** The screen as text. */
+  capture(): Promise<string> {
+    return this.#run("capture-pane", "-p", "-t", "amber");
+  }
+
+  /** Keys by tmux name: Enter, Escape, C-c. */
+  async keys(...keys: string[]): Promise<void> {
+    await this.#run("send-keys", "-t", "amber", ...keys);
+  }
+
+  /** Literal text. */
+  async type(text: string): Promise<void> {
+    await this.#run("send-keys", "-t", "amber", "-l", text);
+  }
+
+  /** Polls the screen until `test` holds; throws with the last screen after the deadline. */
+  async waitFor(
+    test: RegExp | ((screen: string) => boolean),
+    what: string = String(test),
+  ): Promise<string> {
+    const check = typeof test === "function" ? test : (screen: string) => test.test(screen);
+    const deadline = Date.now() + STEP_MS;
+    let screen = "";
+    while (Date.now() < deadline) {
+      screen = await this.capture();
+      if (check(screen)) return screen;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`waited ${STEP_MS / 1000} s for ${what}; the screen was:\n${screen}`);
+  }
+
+  /** Kills the tmux server and amber with it. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.#run("kill-server").catch(() => {});
+  }
+}
