@@ -64,8 +64,8 @@ export {
 } from "./connect.ts";
 export { McpProcessError } from "./stdio_transport.ts";
 export { forgetMcpTokens, McpOAuthError, mcpOAuthPath, type OAuthInteraction } from "./oauth.ts";
-export { MCP_OUTPUT_CAP } from "./tool_mapping.ts";
-export { MCP_MENTION } from "./resources.ts";
+export { MCP_OUTPUT_CAP } from "./tool_policy.ts";
+export { MCP_MENTION } from "./mention.ts";
 export type { McpHostOptions } from "./server_plugin.ts";
 export type { McpServerView, McpToolView } from "./server_view.ts";
 export {

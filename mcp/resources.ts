@@ -27,25 +27,10 @@ import {
 import { capText, emptyContent, type RenderedContent, renderResourceContents } from "./_content.ts";
 import { requestError, withRequestSignal } from "./_request.ts";
 import { mcpPluginId, mcpToolName } from "./server_config.ts";
-import { MCP_OUTPUT_CAP, type McpToolPolicy } from "./tool_mapping.ts";
+import { MCP_MENTION } from "./mention.ts";
+import { MCP_OUTPUT_CAP, type McpToolPolicy } from "./tool_policy.ts";
 
-/**
- * A mention of a server's resource in a prompt: `@<server>:<uri>`, after the start of the text or
- * a blank, the URI running to the next blank but not taking a final `.`, `,`, `)` and the like
- * (so "see @docs:guide://intro." names `guide://intro`). Groups: `server` and `uri`. It is global:
- * use it with `String.prototype.matchAll` or `replace`, not `test` or `exec`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { MCP_MENTION } from "./resources.ts";
- * const text = "Compare @fs:file:///a.md with @docs:guide://intro. Mail me@host:1";
- * const found = [...text.matchAll(MCP_MENTION)].map((m) => [m.groups?.server, m.groups?.uri]);
- * assert.deepEqual(found, [["fs", "file:///a.md"], ["docs", "guide://intro"]]);
- * ```
- */
-export const MCP_MENTION: RegExp =
-  /(?<=^|[\s(\[{"'])@(?<server>[A-Za-z0-9_-]{1,48}):(?<uri>\S*[^\s.,;:!?)\]}'"`>])/g;
+export { MCP_MENTION } from "./mention.ts";
 
 // Pages of a listing fetched in one call at most; the rest is left to the next call's cursor.
 const MAX_PAGES = 20;

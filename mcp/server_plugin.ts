@@ -17,13 +17,6 @@
 
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-import {
-  LoggingMessageNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
 import {
   type Capability,
   type CommandCapability,
@@ -38,19 +31,22 @@ import {
   timeoutFor,
   type Tool,
 } from "@amber/core";
-import {
-  type ConnectOptions,
-  connectServer,
-  type McpClientHandlers,
-  type McpConnection,
-} from "./connect.ts";
+import type { ConnectOptions, McpClientHandlers, McpConnection } from "./connect.ts";
 import type { OAuthInteraction } from "./oauth.ts";
 import { NOTHING_OFFERED, type Offer, type OfferKind, readList, readOffer } from "./_offer.ts";
-import { mcpPromptCommands } from "./prompt_commands.ts";
 import { type McpServerView, serverView } from "./server_view.ts";
-import { mcpAttachmentHook, mcpResourceTools } from "./resources.ts";
-import { MCP_OUTPUT_CAP, mcpTool, type McpToolPolicy } from "./tool_mapping.ts";
+import { MCP_OUTPUT_CAP, type McpToolPolicy } from "./tool_policy.ts";
 import type { McpConnectionState, McpServerSpec } from "./types.ts";
+
+type Live = typeof import("./_live.ts");
+let live: Promise<Live> | undefined;
+let loaded: Live | undefined;
+
+// The SDK's half of the plugin, loaded by the first server that connects (see `_live.ts`).
+function loadLive(): Promise<Live> {
+  live ??= import("./_live.ts").then((module) => (loaded = module));
+  return live;
+}
 
 /** What a host gives every server alike: where they run, and its side of their faults. */
 export interface McpHostOptions {
@@ -267,9 +263,9 @@ export class McpServerPlugin {
 
   async #connect(signal: AbortSignal): Promise<void> {
     const { spec, env, workspace, configDir, handlers, onSpawn, oauth } = this.#options;
-    const connector = this.#options.connector ?? connectServer;
     let connection: McpConnection;
     try {
+      const connector = this.#options.connector ?? (await loadLive()).connectServer;
       connection = await connector({
         spec,
         env,
@@ -290,7 +286,7 @@ export class McpServerPlugin {
       await connection.close();
       return;
     }
-    const early = this.#listen(connection);
+    const early = this.#listen(connection, await loadLive());
     try {
       const offer = await readOffer(connection.client, this.#timeoutMs, signal);
       // Built before the connection is in, so that what cannot be mapped is a failed connect.
@@ -322,17 +318,17 @@ export class McpServerPlugin {
 
   // What the server says on its own: a list changed, a log line. Set before the lists are read:
   // a list that changed meanwhile (returned in `early`) is read again once the connection is in.
-  #listen(connection: McpConnection): Set<OfferKind> {
+  #listen(connection: McpConnection, sdk: Live): Set<OfferKind> {
     const client = connection.client;
     const early = new Set<OfferKind>();
     const relist = (kind: OfferKind) => () => {
       if (this.#connection === connection) this.#reread(connection, kind);
       else early.add(kind);
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, relist("tools"));
-    client.setNotificationHandler(PromptListChangedNotificationSchema, relist("prompts"));
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, relist("resources"));
-    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, relist("tools"));
+    client.setNotificationHandler(sdk.PromptListChangedNotificationSchema, relist("prompts"));
+    client.setNotificationHandler(sdk.ResourceListChangedNotificationSchema, relist("resources"));
+    client.setNotificationHandler(sdk.LoggingMessageNotificationSchema, ({ params }) => {
       const data = typeof params.data === "string" ? params.data : safeJson(params.data);
       const logger = params.logger === undefined ? "" : `[${params.logger}] `;
       this.#log(`${params.level}: ${logger}${data}`);
@@ -374,6 +370,8 @@ export class McpServerPlugin {
 
   // The contributions of `offer`; a tool whose definition did not change keeps its object.
   #build(client: Client, offer: Offer): void {
+    // Loaded: a connection exists, so `#connect` loaded the SDK's half first.
+    const { mcpAttachmentHook, mcpPromptCommands, mcpResourceTools, mcpTool } = loaded!;
     const previous = this.#offer;
     this.#offer = offer;
     if (offer.tools !== previous.tools) {
