@@ -14,7 +14,14 @@ import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** The members whose modules are checked, relative to the project root. */
-export const MEMBERS: readonly string[] = ["core", "registries", "providers", "plugins", "cli", "mcp"];
+export const MEMBERS: readonly string[] = [
+  "core",
+  "registries",
+  "providers",
+  "plugins",
+  "cli",
+  "mcp",
+];
 
 /** A module graph: every module's path, and the paths it imports (all of them in the graph). */
 export type ModuleGraph = ReadonlyMap<string, readonly string[]>;

@@ -59,64 +59,100 @@ const PROVIDER_OPTIONS = ["provider", "model", "base-url"];
 // The specifiers are literals so that `deno compile` and `deno bundle` include every command.
 /** Every subcommand, in the order the help lists them. */
 export const COMMANDS: readonly CommandEntry[] = [
-  { name: "demo", load: async () => (await import("./commands/demo.ts")).demoCommand },
+  {
+    name: "demo",
+    load: async () =>
+      (await loadModule<typeof import("./commands/demo.ts")>("./commands/demo.ts")).demoCommand,
+  },
   {
     name: "run",
     options: ["provider", "model", "base-url", "approve", "max-steps", "resume"],
     flags: ["json"],
-    load: async () => (await import("./commands/run.ts")).runCommand,
+    load: async () =>
+      (await loadModule<typeof import("./commands/run.ts")>("./commands/run.ts")).runCommand,
   },
-  { name: "sessions", load: async () => (await import("./commands/sessions.ts")).sessionsCommand },
+  {
+    name: "sessions",
+    load: async () =>
+      (await loadModule<typeof import("./commands/sessions.ts")>("./commands/sessions.ts"))
+        .sessionsCommand,
+  },
   {
     name: "plugins",
     flags: ["cascade", "dry-run", "json", "grant", "trusted"],
-    load: async () => (await import("./commands/plugins.ts")).pluginsCommand,
+    load: async () =>
+      (await loadModule<typeof import("./commands/plugins.ts")>("./commands/plugins.ts"))
+        .pluginsCommand,
   },
   {
     name: "plugin",
     options: ["scope"],
-    load: async () => (await import("./commands/plugin_new.ts")).pluginCommand,
+    load: async () =>
+      (await loadModule<typeof import("./commands/plugin_new.ts")>("./commands/plugin_new.ts"))
+        .pluginCommand,
   },
   {
     name: "mcp",
     options: ["url", "type", "env", "header"],
     flags: ["json"],
-    // Loaded by a computed specifier, like the MCP modules it loads (see lazy_modules.ts).
     load: async () =>
       (await loadModule<typeof import("./commands/mcp.ts")>("./commands/mcp.ts")).mcpCommand,
   },
-  { name: "config", load: async () => (await import("./commands/config.ts")).configCommand },
+  {
+    name: "config",
+    load: async () =>
+      (await loadModule<typeof import("./commands/config.ts")>("./commands/config.ts"))
+        .configCommand,
+  },
   {
     name: "doctor",
     flags: ["json"],
-    load: async () => (await import("./commands/doctor.ts")).doctorCommand,
+    load: async () =>
+      (await loadModule<typeof import("./commands/doctor.ts")>("./commands/doctor.ts"))
+        .doctorCommand,
   },
-  { name: "tools", load: async () => (await import("./commands/tools.ts")).toolsCommand },
-  { name: "cmd", load: async () => (await import("./commands/cmd.ts")).cmdCommand },
+  {
+    name: "tools",
+    load: async () =>
+      (await loadModule<typeof import("./commands/tools.ts")>("./commands/tools.ts")).toolsCommand,
+  },
+  {
+    name: "cmd",
+    load: async () =>
+      (await loadModule<typeof import("./commands/cmd.ts")>("./commands/cmd.ts")).cmdCommand,
+  },
   {
     name: "status",
     options: ["width"],
-    load: async () => (await import("./commands/panel.ts")).statusCommand,
+    load: async () =>
+      (await loadModule<typeof import("./commands/panel.ts")>("./commands/panel.ts")).statusCommand,
   },
   {
     name: "panel",
     options: ["width"],
-    load: async () => (await import("./commands/panel.ts")).panelCommand,
+    load: async () =>
+      (await loadModule<typeof import("./commands/panel.ts")>("./commands/panel.ts")).panelCommand,
   },
   {
     name: "providers",
     options: PROVIDER_OPTIONS,
-    load: async () => (await import("./commands/providers.ts")).providersCommand,
+    load: async () =>
+      (await loadModule<typeof import("./commands/providers.ts")>("./commands/providers.ts"))
+        .providersCommand,
   },
   {
     name: "models",
     options: PROVIDER_OPTIONS,
-    load: async () => (await import("./commands/providers.ts")).modelsCommand,
+    load: async () =>
+      (await loadModule<typeof import("./commands/providers.ts")>("./commands/providers.ts"))
+        .modelsCommand,
   },
   {
     name: "wallet",
     options: PROVIDER_OPTIONS,
-    load: async () => (await import("./commands/providers.ts")).walletCommand,
+    load: async () =>
+      (await loadModule<typeof import("./commands/providers.ts")>("./commands/providers.ts"))
+        .walletCommand,
   },
 ];
 
@@ -226,7 +262,7 @@ export async function main(
     };
     if (entry === undefined) {
       // Loaded only here: every other command starts without the TUI's modules.
-      const { runTui } = await import("./commands/tui.ts");
+      const { runTui } = await loadModule<typeof import("./commands/tui.ts")>("./commands/tui.ts");
       return await runTui(context);
     }
     return await (await entry.load()).run(context);

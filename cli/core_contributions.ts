@@ -8,6 +8,7 @@
  * @module
  */
 
+import { loadModule } from "./lazy_modules.ts";
 import type {
   Capability,
   CommandCapability,
@@ -67,7 +68,9 @@ export function coreContributions(
         kind: "provider",
         name: "openai",
         flavor: "openai",
-        dialect: async () => (await import("@amber/providers/openai")).openaiDialect(),
+        dialect: async () =>
+          (await loadModule<typeof import("@amber/providers/openai")>("@amber/providers/openai"))
+            .openaiDialect(),
         presets: [],
       },
       ...(front.commands ?? []),

@@ -31,6 +31,7 @@ import {
   installCore,
 } from "./core_contributions.ts";
 import { HostProcesses } from "./host_processes.ts";
+import { noteAbandonedWork } from "./containment.ts";
 import { loadModule } from "./lazy_modules.ts";
 import { createJobService } from "./jobs.ts";
 import { createTodoService } from "./todos.ts";
@@ -270,6 +271,10 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       await runtime.stop();
       // Each server's plugin closed its connection as it stopped; this ends one still connecting.
       await mcp?.servers?.close();
+      // A closed Streamable HTTP transport can leave the response of its event stream open in
+      // Deno (seen with server-everything after a tool call with progress): the process entry
+      // then ends the process once the command is done rather than wait on that stream.
+      if (mcp?.remote === true) noteAbandonedWork();
       // The processes of sandboxed plugins that were never switched on end here.
       await added?.close();
       await jobs.dispose();
@@ -292,7 +297,9 @@ async function registerThirdParty(
   onDiagnostic: ((diagnostic: Diagnostic) => void) | undefined,
 ): Promise<ThirdPartyPlugins | undefined> {
   if (!(await exists(pluginLockPath(configDir)))) return undefined;
-  const { registerThirdPartyPlugins } = await import("./third_party_start.ts");
+  const { registerThirdPartyPlugins } = await loadModule<typeof import("./third_party_start.ts")>(
+    "./third_party_start.ts",
+  );
   return await registerThirdPartyPlugins(runtime, configDir, {
     faults,
     workspace,
@@ -319,7 +326,9 @@ async function registerMcp(
     readonly processes: HostProcesses;
     readonly options: HostOptions;
   },
-): Promise<{ servers?: McpServers; awaiting: readonly AwaitingServer[] } | undefined> {
+): Promise<
+  { servers?: McpServers; awaiting: readonly AwaitingServer[]; remote?: boolean } | undefined
+> {
   const { configDir, workspace, processes, options } = where;
   const configured = Object.keys(config.mcp?.servers ?? {}).length > 0;
   if (!configured && !(await exists(`${workspace}/.mcp.json`))) return undefined;
@@ -363,7 +372,9 @@ async function registerMcp(
   });
   const plugins = servers.plugins();
   plugins.forEach((plugin, i) => runtime.register(plugin, { source: sources.specs[i].source }));
-  return { servers, awaiting: sources.awaiting };
+  const remote = options.mcp?.connect === true &&
+    sources.specs.some((spec) => spec.entry.transport !== "stdio");
+  return { servers, awaiting: sources.awaiting, remote };
 }
 
 // After a kill -9 nothing stopped what amber had started: the next start does, and says so. The
@@ -374,7 +385,9 @@ async function stopEarlierLeftovers(
 ): Promise<void> {
   try {
     if (!(await exists(`${configDir}/${PROCESS_RECORDS_DIR}`))) return;
-    const { describeLeftover, stopLeftovers } = await import("./leftovers.ts");
+    const { describeLeftover, stopLeftovers } = await loadModule<typeof import("./leftovers.ts")>(
+      "./leftovers.ts",
+    );
     for (const leftover of await stopLeftovers(configDir)) {
       onDiagnostic?.({
         pluginId: "core",

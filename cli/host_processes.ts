@@ -7,6 +7,7 @@
  * @module
  */
 
+import { loadModule } from "./lazy_modules.ts";
 import type { Diagnostic, ProcessPolicy, StartedProcess } from "@amber/core";
 import { childEnvironment, type EnvPolicy, signalGroup } from "@amber/plugins/process_group";
 import type { WrittenRecord } from "./leftovers.ts";
@@ -180,7 +181,9 @@ export class HostProcesses implements ProcessPolicy {
     const configDir = this.#options.configDir;
     if (configDir === undefined) return undefined;
     // Loaded with the first process a tool starts: a command that starts none never needs it.
-    const { ProcessNotRunningError, recordProcess } = await import("./leftovers.ts");
+    const { ProcessNotRunningError, recordProcess } = await loadModule<
+      typeof import("./leftovers.ts")
+    >("./leftovers.ts");
     try {
       return await recordProcess(configDir, pid, {
         command,

@@ -18,9 +18,25 @@ import { runProcess } from "./process_main.ts";
 
 // What `main.ts` loads by computed specifiers (see lazy_modules.ts), as literal imports here.
 provideModules({
-  "@amber/mcp": () => import("@amber/mcp"),
-  "./mcp_sources.ts": () => import("./mcp_sources.ts"),
+  "./commands/cmd.ts": () => import("./commands/cmd.ts"),
+  "./commands/config.ts": () => import("./commands/config.ts"),
+  "./commands/demo.ts": () => import("./commands/demo.ts"),
+  "./commands/doctor.ts": () => import("./commands/doctor.ts"),
   "./commands/mcp.ts": () => import("./commands/mcp.ts"),
+  "./commands/panel.ts": () => import("./commands/panel.ts"),
+  "./commands/plugin_new.ts": () => import("./commands/plugin_new.ts"),
+  "./commands/plugins.ts": () => import("./commands/plugins.ts"),
+  "./commands/plugins_add.ts": () => import("./commands/plugins_add.ts"),
+  "./commands/providers.ts": () => import("./commands/providers.ts"),
+  "./commands/run.ts": () => import("./commands/run.ts"),
+  "./commands/sessions.ts": () => import("./commands/sessions.ts"),
+  "./commands/tools.ts": () => import("./commands/tools.ts"),
+  "./commands/tui.ts": () => import("./commands/tui.ts"),
+  "./leftovers.ts": () => import("./leftovers.ts"),
+  "./mcp_sources.ts": () => import("./mcp_sources.ts"),
+  "./third_party_start.ts": () => import("./third_party_start.ts"),
+  "@amber/mcp": () => import("@amber/mcp"),
+  "@amber/providers/openai": () => import("@amber/providers/openai"),
 });
 
 if (import.meta.main) {

@@ -25,10 +25,8 @@ import {
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type ClientCapabilities,
-  type CreateMessageRequest,
   CreateMessageRequestSchema,
   type CreateMessageResult,
-  type ElicitRequest,
   ElicitRequestSchema,
   type ElicitResult,
   ListRootsRequestSchema,
@@ -37,7 +35,15 @@ import manifest from "./deno.json" with { type: "json" };
 import { createMcpOAuth, type McpOAuth, type OAuthInteraction } from "./oauth.ts";
 import { expandEntry, McpConfigError } from "./server_config.ts";
 import { stdioEnvironment, StdioTransport } from "./stdio_transport.ts";
-import type { McpServerEntry, McpServerSpec, McpTransportKind } from "./types.ts";
+import type {
+  McpElicitationRequest,
+  McpElicitationResult,
+  McpSamplingRequest,
+  McpSamplingResult,
+  McpServerEntry,
+  McpServerSpec,
+  McpTransportKind,
+} from "./types.ts";
 
 /**
  * What amber answers when a server asks something of it. An absent handler means the
@@ -45,12 +51,12 @@ import type { McpServerEntry, McpServerSpec, McpTransportKind } from "./types.ts
  */
 export interface McpClientHandlers {
   /** Answers `sampling/createMessage` (the front end approves each request first). */
-  readonly sample?: (
-    params: CreateMessageRequest["params"],
-    signal: AbortSignal,
-  ) => Promise<CreateMessageResult>;
+  readonly sample?: (params: McpSamplingRequest, signal: AbortSignal) => Promise<McpSamplingResult>;
   /** Answers `elicitation/create`. */
-  readonly elicit?: (params: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
+  readonly elicit?: (
+    params: McpElicitationRequest,
+    signal: AbortSignal,
+  ) => Promise<McpElicitationResult>;
   /** The roots the server may work in: the workspace. */
   readonly roots: () => readonly { readonly uri: string; readonly name?: string }[];
 }
@@ -167,13 +173,16 @@ function newClient(handlers: McpClientHandlers): Client {
   if (sample !== undefined) {
     client.setRequestHandler(
       CreateMessageRequestSchema,
-      (request, extra) => sample(request.params, extra.signal),
+      // The SDK checks the answer against the specification's schema before it is sent.
+      async (request, extra) =>
+        (await sample(request.params, extra.signal)) as unknown as CreateMessageResult,
     );
   }
   if (elicit !== undefined) {
     client.setRequestHandler(
       ElicitRequestSchema,
-      (request, extra) => elicit(request.params, extra.signal),
+      async (request, extra) =>
+        (await elicit(request.params, extra.signal)) as unknown as ElicitResult,
     );
   }
   return client;

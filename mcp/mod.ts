@@ -37,7 +37,11 @@
 
 export type {
   McpConnectionState,
+  McpElicitationRequest,
+  McpElicitationResult,
   McpOAuthSettings,
+  McpSamplingRequest,
+  McpSamplingResult,
   McpServerEntry,
   McpServerSpec,
   McpTransportKind,
@@ -55,15 +59,9 @@ export {
   parseMcpJson,
   parseServers,
 } from "./server_config.ts";
-export {
-  type ConnectOptions,
-  connectServer,
-  type McpClientHandlers,
-  McpConnectError,
-  type McpConnection,
-} from "./connect.ts";
-export { McpProcessError } from "./stdio_transport.ts";
-export { forgetMcpTokens, McpOAuthError, mcpOAuthPath, type OAuthInteraction } from "./oauth.ts";
+export type { OAuthInteraction } from "./oauth.ts";
+export { forgetMcpTokens } from "./tokens.ts";
+export { type McpProbe, type McpProbedTool, type McpProbeOptions, probeServer } from "./probe.ts";
 export { MCP_OUTPUT_CAP } from "./tool_policy.ts";
 export { MCP_MENTION } from "./mention.ts";
 export type { McpHostOptions } from "./server_plugin.ts";

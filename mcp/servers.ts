@@ -43,7 +43,14 @@ import { AmberError, type Plugin } from "@amber/core";
 import type { McpClientHandlers } from "./connect.ts";
 import { type McpHostOptions, McpServerPlugin } from "./server_plugin.ts";
 import type { McpServerView } from "./server_view.ts";
-import type { McpConnectionState, McpServerSpec } from "./types.ts";
+import type {
+  McpConnectionState,
+  McpElicitationRequest,
+  McpElicitationResult,
+  McpSamplingRequest,
+  McpSamplingResult,
+  McpServerSpec,
+} from "./types.ts";
 
 /** Options of {@linkcode McpServers}: the servers, and what the host gives each alike. */
 export interface McpServersOptions extends McpHostOptions {
@@ -58,16 +65,16 @@ export interface McpServersOptions extends McpHostOptions {
 export interface McpRequestHandlers {
   /** Answers a sampling request (after the user approved it); absent: refused. */
   readonly sample?: (
-    params: Parameters<NonNullable<McpClientHandlers["sample"]>>[0],
+    params: McpSamplingRequest,
     signal: AbortSignal,
     server: string,
-  ) => ReturnType<NonNullable<McpClientHandlers["sample"]>>;
+  ) => Promise<McpSamplingResult>;
   /** Asks the user what the server wants to know; absent: refused. */
   readonly elicit?: (
-    params: Parameters<NonNullable<McpClientHandlers["elicit"]>>[0],
+    params: McpElicitationRequest,
     signal: AbortSignal,
     server: string,
-  ) => ReturnType<NonNullable<McpClientHandlers["elicit"]>>;
+  ) => Promise<McpElicitationResult>;
 }
 
 /** `reconnect` of a server that is not configured. */

@@ -391,28 +391,47 @@ function signalGroup(pid: number, signal: Deno.Signal): void {
 
 /**
  * Whether any process of the group `pgid` is still alive: a zombie, which only waits for its
- * parent to collect it, is not. Reads `/proc` where there is one; elsewhere a signal 0 stands in
- * (and counts zombies).
+ * parent to collect it, is not (on some machines an orphaned zombie stays in its group). Reads
+ * `/proc` where amber may (Deno lets only a process with every permission read another's
+ * `/proc/<pid>`), else asks `ps`, else a signal stands in (and counts zombies).
  */
 export function groupAlive(pgid: number): boolean {
-  let entries: Iterable<Deno.DirEntry>;
   try {
-    entries = Deno.readDirSync("/proc");
+    return procGroupAlive(pgid);
   } catch {
-    try {
-      Deno.kill(-pgid, "SIGCONT");
-      return true;
-    } catch {
-      return false;
-    }
+    // No /proc, or not ours to read.
   }
-  for (const entry of entries) {
+  try {
+    const { stdout, success } = new Deno.Command("ps", {
+      args: ["-o", "stat=", "-g", String(pgid)],
+      stdout: "piped",
+      stderr: "null",
+    }).outputSync();
+    // ps exits 1 when the group has no process at all.
+    const states = new TextDecoder().decode(stdout).split("\n").map((line) => line.trim());
+    return success && states.some((state) => state !== "" && !/^[ZX]/.test(state));
+  } catch {
+    // No ps either.
+  }
+  try {
+    Deno.kill(-pgid, "SIGCONT");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Throws when /proc cannot be listed or a process's stat cannot be read for want of permission;
+// a process that ended between the listing and the read is skipped.
+function procGroupAlive(pgid: number): boolean {
+  for (const entry of Deno.readDirSync("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
     let stat: string;
     try {
       stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-    } catch {
-      continue;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) continue;
+      throw error;
     }
     // pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses, so read after the last.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

@@ -93,3 +93,56 @@ export type McpConnectionState =
   }
   /** Given up on (too many failed attempts), or closed by the user. */
   | { readonly status: "failed"; readonly reason: string };
+
+/**
+ * A server's request for an answer from the session's model (the params of MCP's
+ * `sampling/createMessage`): the fields amber reads are named, the rest of the specification's
+ * are passed along as they came.
+ */
+export interface McpSamplingRequest {
+  /** The conversation to answer; each content is a block or a list of blocks (`{type, ...}`). */
+  readonly messages: readonly { readonly role: "user" | "assistant"; readonly content: unknown }[];
+  /** The system prompt the server asks for. */
+  readonly systemPrompt?: string;
+  /** The most tokens of the answer. */
+  readonly maxTokens: number;
+  /** The sampling temperature. */
+  readonly temperature?: number;
+  /** Any other field of the request. */
+  readonly [field: string]: unknown;
+}
+
+/** The answer to a {@linkcode McpSamplingRequest} (MCP's `CreateMessageResult`). */
+export interface McpSamplingResult {
+  /** The role of the answer: the assistant's. */
+  readonly role: "user" | "assistant";
+  /** The answer: a content block such as `{type: "text", text}`. */
+  readonly content: unknown;
+  /** The model that answered. */
+  readonly model: string;
+  /** Why it stopped: `endTurn`, `maxTokens`, `stopSequence` or the provider's own reason. */
+  readonly stopReason?: string;
+  /** Any other field of the result. */
+  readonly [field: string]: unknown;
+}
+
+/**
+ * A server's question to the user (the params of MCP's `elicitation/create`): a message with the
+ * schema of a form to fill, or a URL to open.
+ */
+export interface McpElicitationRequest {
+  /** What the server asks. */
+  readonly message: string;
+  /** Any other field: `mode`, `requestedSchema`, `url`... */
+  readonly [field: string]: unknown;
+}
+
+/** The user's answer to an {@linkcode McpElicitationRequest}. */
+export interface McpElicitationResult {
+  /** What the user did. */
+  readonly action: "accept" | "decline" | "cancel";
+  /** The form's values, when accepted. */
+  readonly content?: { readonly [field: string]: unknown };
+  /** Any other field of the result. */
+  readonly [field: string]: unknown;
+}

@@ -56,8 +56,11 @@ async function importedPackages(paths: string[]): Promise<string[]> {
   return [...names].sort();
 }
 
+// A package mapped with its subpaths (`"name/": "npm:/name@1/"`, what an import map given with
+// --import-map needs for `name/sub.js`) is the package `name`.
 function declared(config: DenoConfig): string[] {
-  return Object.keys(config.imports ?? {}).sort();
+  return [...new Set(Object.keys(config.imports ?? {}).map((name) => name.replace(/\/$/, "")))]
+    .sort();
 }
 
 async function benchOnlyPackages(): Promise<string[]> {

@@ -299,24 +299,15 @@ async function inspect(context: CommandContext, name: string, test: boolean): Pr
       `'${spec.name}' of ${spec.source} is not approved: amber mcp approve ${spec.name}`,
     );
   }
-  const { connectServer, mcpToolName } = await mcpModule();
-  const { pathToFileURL } = await import("node:url");
-  const { basename } = await import("node:path");
+  const { mcpToolName, probeServer } = await mcpModule();
   const stderr: string[] = [];
-  const started = performance.now();
-  let connection;
+  let probe;
   try {
-    connection = await connectServer({
+    probe = await probeServer({
       spec,
       env: Deno.env.toObject(),
       workspace: context.workspace,
       configDir: configDirOf(context),
-      handlers: {
-        roots: () => [{
-          uri: pathToFileURL(context.workspace).href,
-          name: basename(context.workspace),
-        }],
-      },
       onStderr: (line) => {
         stderr.push(line);
         if (stderr.length > 5) stderr.shift();
@@ -329,78 +320,34 @@ async function inspect(context: CommandContext, name: string, test: boolean): Pr
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     io.err(plainText(`amber: ${spec.name}: cannot connect: ${reason}`));
+    for (const line of stderr) io.err(plainText(`  stderr: ${line}`));
     return 1;
   }
-  try {
-    const { client } = connection;
-    const capabilities = client.getServerCapabilities() ?? {};
-    const tools = capabilities.tools
-      ? await pages(async (cursor) => {
-        const page = await client.listTools({ cursor });
-        return { items: page.tools, nextCursor: page.nextCursor };
-      })
-      : [];
-    const ms = Math.round(performance.now() - started);
-    const disabled = new Set(spec.entry.disabledTools ?? []);
-    if (!test) {
-      io.out(table(
-        ["TOOL", "AS", "MARKS", "DESCRIPTION"],
-        tools.map((tool) => [
-          tool.name,
-          mcpToolName(spec.name, tool.name),
-          [
-            ...(tool.annotations?.readOnlyHint === true ? ["read-only"] : []),
-            ...(disabled.has(tool.name) ? ["disabled"] : []),
-          ].join(",") || "-",
-          firstLine(tool.description ?? ""),
-        ]),
-      ));
-      return 0;
-    }
-    const prompts = capabilities.prompts
-      ? await pages(async (cursor) => {
-        const page = await client.listPrompts({ cursor });
-        return { items: page.prompts, nextCursor: page.nextCursor };
-      })
-      : [];
-    const resources = capabilities.resources
-      ? await pages(async (cursor) => {
-        const page = await client.listResources({ cursor });
-        return { items: page.resources, nextCursor: page.nextCursor };
-      })
-      : [];
-    const off = tools.filter((tool) => disabled.has(tool.name)).length;
-    io.out(
-      `${spec.name}: connected over ${connection.transport} in ${ms} ms (${connection.server})`,
-    );
-    io.out(
-      `  tools: ${tools.length}${
-        off > 0 ? ` (${off} disabled)` : ""
-      }, prompts: ${prompts.length}, ` +
-        `resources: ${resources.length}`,
-    );
+  const disabled = new Set(spec.entry.disabledTools ?? []);
+  const { tools } = probe;
+  if (!test) {
+    io.out(table(
+      ["TOOL", "AS", "MARKS", "DESCRIPTION"],
+      tools.map((tool) => [
+        tool.name,
+        mcpToolName(spec.name, tool.name),
+        [
+          ...(tool.readOnly ? ["read-only"] : []),
+          ...(tool.destructive ? ["destructive"] : []),
+          ...(disabled.has(tool.name) ? ["disabled"] : []),
+        ].join(",") || "-",
+        firstLine(tool.description),
+      ]),
+    ));
     return 0;
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    io.err(plainText(`amber: ${spec.name}: connected, then failed: ${reason}`));
-    return 1;
-  } finally {
-    await connection.close();
   }
-}
-
-// Every page of a list request.
-async function pages<T>(
-  request: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string }>,
-): Promise<T[]> {
-  const items: T[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await request(cursor);
-    items.push(...page.items);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return items;
+  const off = tools.filter((tool) => disabled.has(tool.name)).length;
+  io.out(`${spec.name}: connected over ${probe.transport} in ${probe.ms} ms (${probe.server})`);
+  io.out(
+    `  tools: ${tools.length}${off > 0 ? ` (${off} disabled)` : ""}, ` +
+      `prompts: ${probe.prompts.length}, resources: ${probe.resources.length}`,
+  );
+  return 0;
 }
 
 function firstLine(text: string): string {

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { loadModule } from "../lazy_modules.ts";
 import { PluginCategory, PluginDependentsError, type PluginRecordView } from "@amber/core";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
@@ -53,10 +54,12 @@ async function plugins(context: CommandContext): Promise<number> {
   // Before the host opens: adding a plugin must not run the recorded ones first. The sandbox
   // and the lock's writers load only for the verbs that use them, not for a list.
   if (context.words[0] === "add") {
-    return await (await import("./plugins_add.ts")).addPlugin(context);
+    return await (await loadModule<typeof import("./plugins_add.ts")>("./commands/plugins_add.ts"))
+      .addPlugin(context);
   }
   if (context.words[0] === "update") {
-    return await (await import("./plugins_add.ts")).updatePlugin(context);
+    return await (await loadModule<typeof import("./plugins_add.ts")>("./commands/plugins_add.ts"))
+      .updatePlugin(context);
   }
   const { switches } = context.parsed;
   if (switches.has("grant") || switches.has("trusted")) {
@@ -64,7 +67,8 @@ async function plugins(context: CommandContext): Promise<number> {
     throw new UsageError(`${flag} goes with plugins add${flag === "--grant" ? " or update" : ""}`);
   }
   if (context.words[0] === "remove") {
-    return await (await import("./plugins_add.ts")).removePlugin(context);
+    return await (await loadModule<typeof import("./plugins_add.ts")>("./commands/plugins_add.ts"))
+      .removePlugin(context);
   }
   const cascade = switches.has("cascade");
   const dryRun = switches.has("dry-run");

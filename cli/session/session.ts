@@ -11,8 +11,7 @@
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/types"
-import type { CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
+import type { McpSamplingRequest, McpSamplingResult } from "@amber/mcp";
 import type {
   AllowanceSnapshot,
   ApprovalPolicy,
@@ -300,8 +299,10 @@ export class AgentSession {
    * with a `SamplingError` when the call fails or `signal` aborts it, and with the session's
    * problem when no provider can be used.
    */
-  async sample(params: SamplingParams, signal: AbortSignal): Promise<CreateMessageResult> {
+  async sample(request: McpSamplingRequest, signal: AbortSignal): Promise<McpSamplingResult> {
     this.ready();
+    // What the SDK checked against the specification's schema before handing it over.
+    const params = request as unknown as SamplingParams;
     const resolved = this.#resolved!;
     const client = this.#client!;
     const answer = await gatherSample(resolved.model, (sink) =>

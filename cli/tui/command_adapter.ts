@@ -8,6 +8,7 @@
  * @module
  */
 
+import { loadModule } from "../lazy_modules.ts";
 import type { CommandOutcome, CommandRoot, ToolCall } from "@amber/core";
 import { listSessions } from "@amber/core/kernel";
 import type { AgentSession } from "../session/mod.ts";
@@ -115,7 +116,9 @@ export class SessionCommands implements CommandTarget {
   async mcp(arg: string): Promise<string> {
     const host = this.#session.host;
     this.#mcp ??= new McpConsole(host, async (spec) => {
-      const { approveServer } = await import("../mcp_sources.ts");
+      const { approveServer } = await loadModule<typeof import("../mcp_sources.ts")>(
+        "./mcp_sources.ts",
+      );
       await approveServer(host.configDir, host.workspace, spec);
     });
     const result = await this.#mcp.command(arg);

@@ -17,10 +17,15 @@
  */
 
 import type { UiService } from "@amber/core";
+import type {
+  McpElicitationRequest,
+  McpElicitationResult,
+  McpSamplingRequest,
+  McpSamplingResult,
+} from "@amber/mcp";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type {
   CreateMessageRequest,
-  CreateMessageResult,
   ElicitRequest,
   ElicitResult,
   PrimitiveSchemaDefinition,
@@ -32,24 +37,24 @@ export type McpAsker = Pick<UiService, "askText" | "choose" | "confirm" | "notif
 
 /** Answers a sampling request once the user approved it: the session's `sample`. */
 export type Sampler = (
-  params: CreateMessageRequest["params"],
+  params: McpSamplingRequest,
   signal: AbortSignal,
-) => Promise<CreateMessageResult>;
+) => Promise<McpSamplingResult>;
 
 /** The handlers the session gives its MCP servers (`McpServers.setHandlers`). */
 export interface McpDialogHandlers {
   /** Asks the user, then samples through the session. */
   sample(
-    params: CreateMessageRequest["params"],
+    params: McpSamplingRequest,
     signal: AbortSignal,
     server: string,
-  ): Promise<CreateMessageResult>;
+  ): Promise<McpSamplingResult>;
   /** Asks the user what the server wants to know. */
   elicit(
-    params: ElicitRequest["params"],
+    params: McpElicitationRequest,
     signal: AbortSignal,
     server: string,
-  ): Promise<ElicitResult>;
+  ): Promise<McpElicitationResult>;
 }
 
 const FIRST_LINE_CELLS = 80;
@@ -106,11 +111,14 @@ export function samplingQuestion(server: string, params: CreateMessageRequest["p
 export function mcpDialogHandlers(ui: McpAsker, sample: Sampler): McpDialogHandlers {
   return {
     async sample(params, signal, server) {
-      const allowed = await ui.confirm(samplingQuestion(server, params), { signal });
+      // What the SDK checked against the specification's schema before handing it over.
+      const request = params as unknown as CreateMessageRequest["params"];
+      const allowed = await ui.confirm(samplingQuestion(server, request), { signal });
       if (!allowed) throw new SamplingError("the user declined");
       return await sample(params, signal);
     },
-    elicit: (params, signal, server) => elicit(ui, params, signal, server),
+    elicit: (params, signal, server) =>
+      elicit(ui, params as unknown as ElicitRequest["params"], signal, server),
   };
 }
 

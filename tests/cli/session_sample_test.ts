@@ -88,8 +88,9 @@ Deno.test("sample says a cut-off answer stopped at maxTokens and redacts the key
     messages: [{ role: "user", content: { type: "text", text: "Tell me the key." } }],
   }, NEVER);
   assert.equal(result.stopReason, "maxTokens");
-  assert.equal(result.content.type, "text");
-  const text = result.content.type === "text" ? result.content.text : "";
+  const content = result.content as { type: string; text?: string };
+  assert.equal(content.type, "text");
+  const text = content.text ?? "";
   assert.ok(!text.includes(KEY), `the key reached the server: ${text}`);
   assert.match(text, /^the key is \[redacted\] and$/);
 });
