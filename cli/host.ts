@@ -271,6 +271,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
       await runtime.stop();
       // Each server's plugin closed its connection as it stopped; this ends one still connecting.
       await mcp?.servers?.close();
+      await mcp?.logs?.flush();
       // A closed Streamable HTTP transport can leave the response of its event stream open in
       // Deno (seen with server-everything after a tool call with progress): the process entry
       // then ends the process once the command is done rather than wait on that stream.
@@ -327,7 +328,12 @@ async function registerMcp(
     readonly options: HostOptions;
   },
 ): Promise<
-  { servers?: McpServers; awaiting: readonly AwaitingServer[]; remote?: boolean } | undefined
+  {
+    servers?: McpServers;
+    awaiting: readonly AwaitingServer[];
+    remote?: boolean;
+    logs?: { flush(): Promise<void> };
+  } | undefined
 > {
   const { configDir, workspace, processes, options } = where;
   const configured = Object.keys(config.mcp?.servers ?? {}).length > 0;
@@ -336,7 +342,14 @@ async function registerMcp(
     loadModule<typeof import("./mcp_sources.ts")>("./mcp_sources.ts"),
     loadModule<typeof import("@amber/mcp")>("@amber/mcp"),
   ]);
-  const onDiagnostic = options.onDiagnostic;
+  // What servers log is kept for `amber doctor` (mcp_logs.ts); a front end keeps it off the screen.
+  const logs = options.mcp?.connect === true
+    ? new (await loadModule<typeof import("./mcp_logs.ts")>("./mcp_logs.ts")).McpLogBook(configDir)
+    : undefined;
+  const onDiagnostic = (diagnostic: Diagnostic): void => {
+    if (diagnostic.where === "log") logs?.append(diagnostic.pluginId, diagnostic.message);
+    options.onDiagnostic?.(diagnostic);
+  };
   const sources = await mcpSources({
     configDir,
     workspace,
@@ -344,10 +357,10 @@ async function registerMcp(
     ...(options.mcp?.approve ? { approve: options.mcp.approve } : {}),
   });
   for (const message of sources.problems) {
-    onDiagnostic?.({ pluginId: "core", where: "mcp", message });
+    onDiagnostic({ pluginId: "core", where: "mcp", message });
   }
   for (const { spec, changed } of sources.awaiting) {
-    onDiagnostic?.({
+    onDiagnostic({
       pluginId: spec.pluginId,
       where: "approval",
       message: `the server '${spec.name}' of ${spec.source} is not started: ${
@@ -363,7 +376,7 @@ async function registerMcp(
     workspace,
     configDir,
     ...(config.mcp?.trustReadOnly !== undefined ? { trustReadOnly: config.mcp.trustReadOnly } : {}),
-    ...(onDiagnostic !== undefined ? { onDiagnostic } : {}),
+    onDiagnostic,
     ...(options.mcp?.oauth !== undefined ? { oauth: options.mcp.oauth } : {}),
     fail: (pluginId, at, message) => runtime.fail(pluginId, at, message),
     report: (diagnostic) => runtime.report(diagnostic),
@@ -374,7 +387,7 @@ async function registerMcp(
   plugins.forEach((plugin, i) => runtime.register(plugin, { source: sources.specs[i].source }));
   const remote = options.mcp?.connect === true &&
     sources.specs.some((spec) => spec.entry.transport !== "stdio");
-  return { servers, awaiting: sources.awaiting, remote };
+  return { servers, awaiting: sources.awaiting, remote, ...(logs ? { logs } : {}) };
 }
 
 // After a kill -9 nothing stopped what amber had started: the next start does, and says so. The

@@ -33,6 +33,7 @@ provideModules({
   "./commands/tools.ts": () => import("./commands/tools.ts"),
   "./commands/tui.ts": () => import("./commands/tui.ts"),
   "./leftovers.ts": () => import("./leftovers.ts"),
+  "./mcp_logs.ts": () => import("./mcp_logs.ts"),
   "./mcp_sources.ts": () => import("./mcp_sources.ts"),
   "./third_party_start.ts": () => import("./third_party_start.ts"),
   "@amber/mcp": () => import("@amber/mcp"),

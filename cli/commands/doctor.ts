@@ -8,7 +8,9 @@
  * - the lock's state: a recorded plugin whose entry file or any local file it imports (its
  *   recorded module graph) changed since it was added, or is missing; a recorded grant that is
  *   not one a manifest may ask for (edited by hand: the plugin is not started with it); and,
- *   needing nothing, each plugin that is trusted to run inside amber with all its permissions.
+ *   needing nothing, each plugin that is trusted to run inside amber with all its permissions;
+ * - what MCP servers logged (`mcp/logs/<name>.log`: their log messages and stderr, which a
+ *   session never prints), each server's last line.
  *
  * Exit code 0 when all is well (recent faults alone are shown but need nothing), 1 when
  * something needs attention.
@@ -27,6 +29,7 @@ import {
   readFaultRecord,
 } from "../fault_record.ts";
 import { describeLeftover, type Leftover, listLeftovers } from "../leftovers.ts";
+import { type McpLog, readMcpLogs } from "../mcp_logs.ts";
 import { graphFolder, verifyModuleGraph } from "../module_graph.ts";
 import { PLUGIN_LOCK_FILE, type PluginLockEntry, readPluginLock } from "../plugin_lock.ts";
 
@@ -44,7 +47,7 @@ export const doctorCommand: CliCommand = {
 /** One thing the doctor found. */
 export interface DoctorFinding {
   /** What it is about: a plugin's faults, a leftover process, the lock, the fault record. */
-  readonly area: "plugin" | "process" | "lock" | "record";
+  readonly area: "plugin" | "process" | "lock" | "record" | "mcp";
   /** The plugin id, pid or file concerned. */
   readonly subject: string;
   /** Whether it needs the user (otherwise it is for information). */
@@ -89,6 +92,8 @@ export interface DoctorReport {
   readonly leftovers: readonly Leftover[];
   /** Every lock entry's state. */
   readonly lock: readonly LockCheck[];
+  /** What each MCP server logged: its last lines. */
+  readonly mcpLogs: readonly McpLog[];
 }
 
 /**
@@ -199,6 +204,29 @@ export async function doctorReport(configDir: string): Promise<DoctorReport> {
         },
     );
   }
+  let mcpLogs: McpLog[] = [];
+  try {
+    mcpLogs = await readMcpLogs(configDir, MCP_LOG_LINES);
+  } catch (error) {
+    findings.push({
+      area: "mcp",
+      subject: configDir,
+      attention: false,
+      what: `cannot read the MCP servers' logs: ${describeError(error)}`,
+      todo: "nothing; they are kept for you to read",
+    });
+  }
+  for (const log of mcpLogs) {
+    findings.push({
+      area: "mcp",
+      subject: `mcp.${log.server}`,
+      attention: false,
+      what: `${log.lines} ${log.lines === 1 ? "line" : "lines"} logged, the last: ${
+        log.last.at(-1) ?? ""
+      }`,
+      todo: `read ${log.path} (\`amber doctor --json\` shows the last ${MCP_LOG_LINES})`,
+    });
+  }
   return {
     configDir,
     ok: findings.every((finding) => !finding.attention),
@@ -206,8 +234,12 @@ export async function doctorReport(configDir: string): Promise<DoctorReport> {
     faults,
     leftovers,
     lock,
+    mcpLogs,
   };
 }
+
+// The last lines of each server's log the report carries.
+const MCP_LOG_LINES = 20;
 
 /**
  * The report as lines of text: each finding, then what to do.
@@ -229,6 +261,7 @@ export async function doctorReport(configDir: string): Promise<DoctorReport> {
  *   faults: {},
  *   leftovers: [],
  *   lock: [],
+ *   mcpLogs: [],
  * });
  * assert.deepEqual(lines, [
  *   "amber doctor: /cfg",
@@ -246,8 +279,9 @@ export function doctorLines(report: DoctorReport): string[] {
     plugin: "plugins",
     process: "leftover processes",
     lock: "lock",
+    mcp: "MCP server logs",
   };
-  for (const area of ["record", "plugin", "process", "lock"] as const) {
+  for (const area of ["record", "plugin", "process", "lock", "mcp"] as const) {
     const found = report.findings.filter((finding) => finding.area === area);
     if (found.length === 0) continue;
     lines.push(titles[area]);

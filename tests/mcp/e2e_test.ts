@@ -191,9 +191,15 @@ Deno.test("a stdio server's tools, prompt and resource through amber run, with n
   );
   assert.ok(progress.length >= 1, "the server's progress notifications show as tool progress");
   assert.deepEqual(seen.at(-1), { type: "end", cause: { kind: "completed", detail: "stop" } });
-  // The server's stderr is for the diagnostics, not the run's output.
+  // The server's stderr is for the diagnostics, not the run's output: its log, which
+  // `amber doctor` shows, keeps it.
   assert.doesNotMatch(result.err, /basic: ready/);
   await assertNothingLeft(at.tag);
+  const log = `${at.config}/mcp/logs/basic.log`;
+  assert.match(await Deno.readTextFile(log), /stderr: basic: ready/);
+  assert.equal((await Deno.stat(log)).mode! & 0o777, 0o600);
+  const doctor = await amber(at, ["doctor"]);
+  assert.match(doctor.out, /MCP server logs\n {2}- mcp\.basic: \d+ lines? logged, the last: /);
 
   // A prompt of the server as a command: its text is the user's message to the model.
   script(provider, { text: "Hello, Ada!" });
