@@ -47,7 +47,7 @@ export function describeState(state: PluginState): string {
 }
 
 /**
- * Contributions counted by kind: `1 tool, 1 command`.
+ * Contributions counted by kind, each id they install once: `1 tool, 1 command`.
  *
  * @example
  * ```ts
@@ -57,15 +57,21 @@ export function describeState(state: PluginState): string {
  * const tool = { kind: "tool", name: "greet" } as never;
  * const command = { kind: "command", name: "hello" } as never;
  * assert.equal(describeContributions([tool, tool, command]), "2 tools, 1 command");
+ * const server = { kind: "tool", name: "tools", ids: ["mcp__a__x", "mcp__a__y", "mcp__a__z"] };
+ * assert.equal(describeContributions([server as never]), "3 tools");
  * ```
  */
 export function describeContributions(
-  contributions: readonly Pick<Contribution, "kind">[],
+  contributions: readonly (Pick<Contribution, "kind"> & { readonly ids?: readonly string[] })[],
 ): string {
-  if (contributions.length === 0) return "nothing";
   const counts = new Map<string, number>();
-  for (const c of contributions) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
-  return [...counts].map(([kind, n]) => `${n} ${n === 1 ? kind : `${kind}s`}`).join(", ");
+  // A contribution that installs several ids (an MCP server's tools) counts each of them.
+  for (const c of contributions) {
+    counts.set(c.kind, (counts.get(c.kind) ?? 0) + (c.ids?.length ?? 1));
+  }
+  const parts = [...counts].filter(([, n]) => n > 0);
+  if (parts.length === 0) return "nothing";
+  return parts.map(([kind, n]) => `${n} ${n === 1 ? kind : `${kind}s`}`).join(", ");
 }
 
 /**
@@ -275,7 +281,7 @@ export function describeSchema(plugin: Plugin): string {
  *   "switching off base would switch off 2 plugins, in this order:",
  *   "  1. app (it requires base): 1 command",
  *   "       command 'app': app",
- *   "  2. base: 1 tool",
+ *   "  2. base: 2 tools",
  *   "       tool 'tools': read, write",
  * ]);
  * assert.deepEqual(describeDisablePlan({ ...plan, plugins: [] }, { status: "disabled" }), [

@@ -74,7 +74,11 @@ export interface McpHostOptions {
   readonly maxAttempts?: number;
   /** The first retry's delay in ms, doubling with each failure after it; 1,000 by default. */
   readonly backoffMs?: number;
-  /** How to connect a server: `connectServer` by default (tests pass servers in memory). */
+  /**
+   * How to connect a server: `connectServer` by default (tests pass servers in memory).
+   *
+   * @ignore
+   */
   readonly connector?: (options: ConnectOptions) => Promise<McpConnection>;
 }
 

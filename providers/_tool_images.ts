@@ -11,15 +11,13 @@ export interface ToolImages {
   readonly text: string;
 }
 
-type ToolMessage = Extract<Message, { readonly role: "tool" }>;
-
 /**
  * Splits `message`'s images: with `settings.images` each one whose media type is in `accepted`
  * is sent; every other one becomes a line of the text, e.g.
  * `[image/png image, 12 KB, not sent: this model takes no images]`.
  */
 export function toolImages(
-  message: ToolMessage,
+  message: Extract<Message, { readonly role: "tool" }>,
   settings: Pick<ProviderSettings, "images"> | undefined,
   accepted: ReadonlySet<string>,
 ): ToolImages {

@@ -67,7 +67,7 @@ Deno.test("--dry-run --cascade prints what would go, in order, and changes nothi
     "switching off base would switch off 3 plugins, in this order:",
     "  1. extra (it requires base): 1 command",
     "       command 'extra_cmd': extra",
-    "  2. app (it requires base): 1 tool, 1 command",
+    "  2. app (it requires base): 2 tools, 1 command",
     "       tool 'app_tools': app_look, app_poke",
     "       command 'app_cmd': app",
     "  3. base: 1 command",
