@@ -8,7 +8,6 @@
  * @module
  */
 
-import { loadModule } from "./lazy_modules.ts";
 import type {
   Capability,
   CommandCapability,
@@ -68,9 +67,10 @@ export function coreContributions(
         kind: "provider",
         name: "openai",
         flavor: "openai",
-        dialect: async () =>
-          (await loadModule<typeof import("@amber/providers/openai")>("@amber/providers/openai"))
-            .openaiDialect(),
+        // A literal import: a session resolves the dialect after its screen is up, and a module
+        // graph Deno had not read at start would be read then, its progress line drawn over the
+        // screen (see lazy_modules.ts).
+        dialect: async () => (await import("@amber/providers/openai")).openaiDialect(),
         presets: [],
       },
       ...(front.commands ?? []),

@@ -7,7 +7,6 @@
  * @module
  */
 
-import { loadModule } from "./lazy_modules.ts";
 import type { Diagnostic, ProcessPolicy, StartedProcess } from "@amber/core";
 import { childEnvironment, type EnvPolicy, signalGroup } from "@amber/plugins/process_group";
 import type { WrittenRecord } from "./leftovers.ts";
@@ -180,10 +179,9 @@ export class HostProcesses implements ProcessPolicy {
   async #record(pid: number, command: readonly string[]): Promise<WrittenRecord | undefined> {
     const configDir = this.#options.configDir;
     if (configDir === undefined) return undefined;
-    // Loaded with the first process a tool starts: a command that starts none never needs it.
-    const { ProcessNotRunningError, recordProcess } = await loadModule<
-      typeof import("./leftovers.ts")
-    >("./leftovers.ts");
+    // Loaded with the first process a tool starts: a command that starts none never needs it. A
+    // literal import, read at start: this runs while a session's screen is up (lazy_modules.ts).
+    const { ProcessNotRunningError, recordProcess } = await import("./leftovers.ts");
     try {
       return await recordProcess(configDir, pid, {
         command,

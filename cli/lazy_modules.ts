@@ -9,6 +9,11 @@
  * build (`standalone.ts`, the entry of the bundle and of `deno compile`, which must see every
  * module) hands over literal imports for the same names with {@linkcode provideModules}.
  *
+ * Only for what is loaded before a session's screen starts (a command, the host's parts): a
+ * module graph Deno has not read yet is read when it is imported, and on a terminal Deno draws a
+ * progress line on stderr meanwhile, which would land on the screen. What is imported while the
+ * screen is up (a dialect, the records of the processes tools start) keeps a literal import.
+ *
  * @module
  */
 

@@ -37,7 +37,6 @@ provideModules({
   "./mcp_sources.ts": () => import("./mcp_sources.ts"),
   "./third_party_start.ts": () => import("./third_party_start.ts"),
   "@amber/mcp": () => import("@amber/mcp"),
-  "@amber/providers/openai": () => import("@amber/providers/openai"),
 });
 
 if (import.meta.main) {

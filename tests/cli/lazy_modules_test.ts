@@ -19,7 +19,7 @@ Deno.test("amber's start-up graph holds no command, no terminal UI, no sandbox a
     path.startsWith("cli/commands/") || path.startsWith("cli/tui/") ||
     path.startsWith("core/sandbox/") || path.startsWith("mcp/") ||
     path.includes("modelcontextprotocol") || path === "cli/third_party_start.ts" ||
-    path === "cli/leftovers.ts" || path === "cli/mcp_sources.ts"
+    path === "cli/mcp_sources.ts"
   );
   assert.deepEqual(late, []);
   // The walk itself still reaches the host: the check above is not vacuous.
