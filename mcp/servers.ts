@@ -126,7 +126,8 @@ export class McpServers {
       },
       elicit: (params, signal) => {
         const elicit = this.#requests.elicit;
-        if (elicit === undefined) return Promise.reject(new McpNoOneToAskError("elicitation"));
+        // MCP has an answer for this: the user declined (the server carries on without one).
+        if (elicit === undefined) return Promise.resolve({ action: "decline" });
         return elicit(params, signal, server);
       },
       roots: () => roots,
@@ -192,8 +193,8 @@ export class McpServers {
 
   /**
    * Sets who answers the servers' sampling and elicitation requests (the session, through its
-   * front end). Until one is set, or when it is absent, such a request is refused with an error
-   * saying amber has no one to ask.
+   * front end). Until one is set, or when it is absent, a sampling request is refused with an
+   * error saying amber has no one to ask, and an elicitation is declined (`{action: "decline"}`).
    */
   setHandlers(handlers: McpRequestHandlers): void {
     this.#requests = { ...handlers };
