@@ -29,7 +29,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { testPlugin } from "@amber/core/testing";
-import { connectServer, McpServers, parseServers } from "@amber/mcp";
+import { McpServers, parseServers } from "@amber/mcp";
+// Not on the package's entry (its signature names the SDK's client): by path, as the tests do.
+import { connectServer } from "../mcp/connect.ts";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { createRegistries } from "@amber/registries";
 
