@@ -6,7 +6,7 @@
  * @module
  */
 
-import { AmberError, type StartedProcess } from "@amber/core";
+import { AmberError, type StartedProcess, withDeadline } from "@amber/core";
 // @ts-types="@modelcontextprotocol/sdk/shared/stdio"
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
@@ -440,15 +440,8 @@ function procGroupAlive(pgid: number): boolean {
   return false;
 }
 
-// Whether `promise` settles within `ms`, with the timer cleared either way.
-async function settles(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => true, () => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+// Whether `promise` settles (either way) within `ms`; core's deadline clears its timer.
+function settles(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  const settled = promise.then(() => {}, () => {});
+  return withDeadline(() => settled, ms, "settling").then(() => true, () => false);
 }

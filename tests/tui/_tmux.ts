@@ -71,6 +71,21 @@ export class Tmux implements AsyncDisposable {
     return this.#run("capture-pane", "-p", "-t", "amber");
   }
 
+  /** The last non-empty line: the status bar. */
+  async bar(): Promise<string> {
+    return (await this.capture()).trimEnd().split("\n").at(-1) ?? "";
+  }
+
+  /** Makes the window `columns` wide. */
+  async resize(columns: number): Promise<void> {
+    await this.#run("resize-window", "-t", "amber", "-x", String(columns));
+  }
+
+  /** A pane variable: alternate_on, cursor_flag... */
+  async variable(name: string): Promise<string> {
+    return (await this.#run("display-message", "-p", "-t", "amber", `#{${name}}`)).trim();
+  }
+
   /** Keys by tmux name: Enter, Escape, C-c. */
   async keys(...keys: string[]): Promise<void> {
     await this.#run("send-keys", "-t", "amber", ...keys);
