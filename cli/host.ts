@@ -95,6 +95,8 @@ export interface HostMcpOptions {
   readonly connect: boolean;
   /** Asked about each workspace server not approved yet (or changed since); a yes is remembered. */
   readonly approve?: (spec: McpServerSpec) => Promise<boolean>;
+  /** Servers connect only once it settles (the interactive session's first frame). */
+  readonly after?: PromiseLike<unknown>;
   /** Shows the user the URL to open when a server needs an OAuth sign-in. */
   readonly oauth?: OAuthInteraction;
 }
@@ -378,6 +380,7 @@ async function registerMcp(
     ...(config.mcp?.trustReadOnly !== undefined ? { trustReadOnly: config.mcp.trustReadOnly } : {}),
     onDiagnostic,
     ...(options.mcp?.oauth !== undefined ? { oauth: options.mcp.oauth } : {}),
+    ...(options.mcp?.after !== undefined ? { after: options.mcp.after } : {}),
     fail: (pluginId, at, message) => runtime.fail(pluginId, at, message),
     report: (diagnostic) => runtime.report(diagnostic),
     // Recorded like a tool's processes: the next start stops a server a kill -9 left running.

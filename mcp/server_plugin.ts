@@ -52,6 +52,11 @@ function loadLive(): Promise<Live> {
 export interface McpHostOptions {
   /** False: the plugins are registered and listed, and no server is ever started. */
   readonly connect: boolean;
+  /**
+   * When given, servers start connecting only once it settles: a front end passes its first
+   * frame, so that loading the SDK and starting the servers never delay it.
+   */
+  readonly after?: PromiseLike<unknown>;
   /** Amber's environment, for `${VAR}` expansion and `bearerTokenEnv`. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The workspace: the root servers are told of, a stdio server's working directory. */
@@ -226,7 +231,16 @@ export class McpServerPlugin {
     this.#failures = 0;
     this.#set(IDLE);
     // In the background: the session does not wait for a server.
-    if (this.#options.connect && !this.#closed) this.#start();
+    if (this.#options.connect && !this.#closed) {
+      const after = this.#options.after;
+      if (after === undefined) this.#start();
+      else {
+        const start = () => {
+          if (this.#active && !this.#closed && this.#state.status === "idle") this.#start();
+        };
+        after.then(start, start);
+      }
+    }
     return true;
   }
 

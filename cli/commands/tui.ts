@@ -94,6 +94,7 @@ export async function buildTui(options: TuiOptions): Promise<Tui> {
   const ref: { app?: TuiApp } = {};
   // Shown only once the session has opened (the app is made after it): it knows the keys to
   // redact.
+  const firstFrame = Promise.withResolvers<void>();
   const notice = (d: Diagnostic) =>
     dialogs.notify(session.redact(`plugin '${d.pluginId}' (${d.where}): ${d.message}`), "warn");
   const onDiagnostic = (d: Diagnostic) => {
@@ -112,6 +113,9 @@ export async function buildTui(options: TuiOptions): Promise<Tui> {
         onDiagnostic,
         mcp: {
           connect: true,
+          // Loading the SDK and starting the servers wait for the first frame: the prompt is
+          // there at once, whatever is configured.
+          after: firstFrame.promise,
           ...(options.approveMcp === undefined ? {} : { approve: options.approveMcp }),
           oauth: {
             authorize: (url) =>
@@ -142,6 +146,7 @@ export async function buildTui(options: TuiOptions): Promise<Tui> {
     greeting: `amber ${VERSION} · ${session.provider || "no provider"} · ${
       session.model || "no model"
     } · /help for commands · Ctrl-C twice quits`,
+    onFirstFrame: () => firstFrame.resolve(),
   });
   ref.app = app;
   for (const d of early) notice(d);

@@ -53,6 +53,8 @@ export interface TuiAppOptions {
   readonly escapeMs?: number;
   /** A line shown when the session starts. */
   readonly greeting?: string;
+  /** Called once the first frame is drawn (the MCP servers start connecting then). */
+  readonly onFirstFrame?: () => void;
 }
 
 /**
@@ -190,6 +192,7 @@ export class TuiApp {
     this.#status.refreshWallet();
     this.#tickTimer = setInterval(() => this.#tick(), this.#o.tickMs ?? 250);
     this.#frame();
+    this.#o.onFirstFrame?.();
     return done;
   }
 

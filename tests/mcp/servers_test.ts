@@ -441,3 +441,18 @@ Deno.test("onChange tells of each state a server goes through", async () => {
   await s.close();
   assert.deepEqual(states.at(-1), "idle");
 });
+
+Deno.test("with `after`, no server starts connecting before it settles (a front end's first frame)", async () => {
+  const memory = memoryConnector(asker);
+  const firstFrame = Promise.withResolvers<void>();
+  const s = scene([memorySpec], { connector: memory.connect, after: firstFrame.promise });
+  await s.runtime.start();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(memory.attempts(), 0);
+  assert.equal(status(s, "asker"), "idle");
+  firstFrame.resolve();
+  await until(() => status(s, "asker") === "connected", 5_000, "the server to connect");
+  assert.equal(memory.attempts(), 1);
+  await s.servers.close();
+  await s.runtime.stop();
+});
