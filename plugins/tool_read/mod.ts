@@ -13,6 +13,7 @@ import {
   resolvePath,
   toolError,
 } from "../_workspace.ts";
+import { imageType, MAX_IMAGE_BYTES, toolImage } from "./image.ts";
 import { utf16Bom, Utf8Validator } from "../_text_bytes.ts";
 import { toolPlugin } from "../tool_plugin.ts";
 
@@ -55,8 +56,10 @@ type ReadArgs = FromJsonSchema<typeof PARAMETERS>;
  * (default 2000), clips lines over 2000 characters, stops early once it has 200,000 characters,
  * and ends with a trailer saying how many lines remain when it stopped before the end. A file
  * that is not valid UTF-8 is shown with U+FFFD for its bad bytes and a note naming the first one
- * (offset and line), since edit refuses such a file. A directory, a binary file (a NUL byte in
- * its first 8 KiB), a UTF-16 file or a missing file is an error result. It is read-only and asks
+ * (offset and line), since edit refuses such a file. A PNG, JPEG, GIF or WebP file (known by its
+ * first bytes) up to 5 MB is returned as an image (`ToolResult.images`): a model that takes images
+ * sees it, another reads a line saying it was left out. A directory, another binary file (a NUL
+ * byte in its first 8 KiB), a UTF-16 file or a missing file is an error result. It is read-only and asks
  * for approval only for a path outside the workspace (symlinks followed).
  *
  * @example
@@ -88,8 +91,9 @@ function readTool(services: PluginServices): Tool<ReadArgs> {
       `A call returns at most ${MAX_READ_CHARS} characters. ` +
       "When the file goes on past the window, a trailer says how many lines remain and which " +
       "offset to read next. Paths are relative to the workspace root unless absolute. The line " +
-      "numbers are not part of the file: leave them out when you edit. Directories and binary " +
-      "files cannot be read; use search or bash `ls` for a directory.",
+      "numbers are not part of the file: leave them out when you edit. A PNG, JPEG, GIF or WebP " +
+      "image is returned as an image. Directories and other binary files cannot be read; use " +
+      "search or bash `ls` for a directory.",
     parameters: PARAMETERS,
     verb: "reading",
     readOnly: true,
@@ -127,12 +131,43 @@ async function read(root: string, args: ReadArgs, signal: AbortSignal): Promise<
     return toolError(`cannot read ${shown}: ${describeError(error)}`);
   }
   try {
+    const head = new Uint8Array(12);
+    const got = (await file.read(head)) ?? 0;
+    const type = imageType(head.subarray(0, got));
+    if (type !== undefined) return await readImage(path, shown, type, info.size);
+    await file.seek(0, Deno.SeekMode.Start);
     return await readWindow(file, shown, offset, limit, signal);
   } catch (error) {
     return toolError(`cannot read ${shown}: ${describeError(error)}`);
   } finally {
     file.close();
   }
+}
+
+// An image goes to the model as an image; the text names it (and is all a model that takes no
+// images gets, with a line saying the image was left out).
+async function readImage(
+  path: string,
+  shown: string,
+  type: string,
+  size: number,
+): Promise<ToolResult> {
+  if (size > MAX_IMAGE_BYTES) {
+    return toolError(
+      `cannot read ${shown}: it is an image (${type}) of ${size} bytes, over the ` +
+        `${MAX_IMAGE_BYTES} bytes (5 MB) an image may have`,
+    );
+  }
+  const bytes = await Deno.readFile(path);
+  return {
+    ok: true,
+    output: `${shown}: ${type} image, ${kib(bytes.length)}`,
+    images: [toolImage(bytes, type)],
+  };
+}
+
+function kib(bytes: number): string {
+  return bytes < 1024 ? `${bytes} bytes` : `${Math.round(bytes / 1024)} KB`;
 }
 
 // Streams the file once: decodes only the lines in the window and merely counts the rest, so a
