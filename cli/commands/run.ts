@@ -122,7 +122,13 @@ async function run(context: CommandContext): Promise<number> {
     }
   });
   try {
-    session.subscribe(runPrinter(io, json));
+    // The model's reasoning is for a person watching: shown (dimmed) only on a terminal.
+    const reasoning = !Deno.stdout.isTerminal()
+      ? undefined
+      : (Deno.env.get("NO_COLOR") ?? "") === ""
+      ? "dim" as const
+      : "plain" as const;
+    session.subscribe(runPrinter(io, json, reasoning === undefined ? {} : { reasoning }));
     const resume = parsed.options.get("resume");
     if (resume !== undefined) await session.resume(resume);
     await serversReady(host, controller.signal);

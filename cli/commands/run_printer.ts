@@ -30,24 +30,68 @@ import { sanitizeText } from "../tui/lines.ts";
  * assert.deepEqual(err, []);
  * ```
  */
-export function runPrinter(io: Io, json: boolean): SessionListener {
-  return json ? jsonPrinter(io) : textPrinter(io);
+export function runPrinter(
+  io: Io,
+  json: boolean,
+  options: RunPrinterOptions = {},
+): SessionListener {
+  return json ? jsonPrinter(io) : textPrinter(io, options);
 }
 
-function textPrinter(io: Io): SessionListener {
+/** Options of {@linkcode runPrinter}'s text mode. */
+export interface RunPrinterOptions {
+  /**
+   * How the model's reasoning is shown on stdout, each stretch on lines of its own: `dim` (a
+   * terminal), `plain` (a terminal with NO_COLOR); left out by default, so that
+   * `amber run ... > answer.md` captures just the answer.
+   */
+  readonly reasoning?: "dim" | "plain";
+}
+
+const DIM = "\x1b[2m";
+const UNDIM = "\x1b[22m";
+
+function textPrinter(io: Io, options: RunPrinterOptions): SessionListener {
   const write = io.write ?? ((text: string) => io.out(text));
   let midLine = false;
+  // What stdout shows now: the answer's text, or the model's reasoning.
+  let showing: "text" | "reasoning" = "text";
   const endLine = () => {
+    if (showing === "reasoning") {
+      if (options.reasoning === "dim") write(UNDIM);
+      showing = "text";
+    }
     if (midLine) write("\n");
     midLine = false;
   };
+  const show = (text: string) => {
+    write(text);
+    midLine = !text.endsWith("\n");
+  };
   return (event) => {
     switch (event.type) {
+      case "stepStart":
+        // Each step's text on lines of its own, also after a step whose tool calls printed
+        // nothing (a denied one).
+        endLine();
+        break;
+      case "reasoning": {
+        if (options.reasoning === undefined) break;
+        const text = sanitizeText(event.delta);
+        if (text === "") break;
+        if (showing !== "reasoning") {
+          endLine();
+          if (options.reasoning === "dim") write(DIM);
+          showing = "reasoning";
+        }
+        show(text);
+        break;
+      }
       case "text": {
         const text = sanitizeText(event.delta);
         if (text === "") break;
-        write(text);
-        midLine = !text.endsWith("\n");
+        if (showing === "reasoning") endLine();
+        show(text);
         break;
       }
       case "toolStart":
