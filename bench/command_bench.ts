@@ -13,6 +13,7 @@
 // of them in the same rounds and the ratio to the first checkout is printed: a before/after
 // comparison taken in one run.
 
+import { median } from "./_cases.ts";
 import { fileURLToPath } from "node:url";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 
@@ -115,11 +116,6 @@ for (let round = -1; round < rounds; round++) {
   }
 }
 
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 const medianOf = (c: Case, key: keyof Sample) => median(samples.get(c)!.map((s) => s[key]));
 const floor = medianOf(cases[0], "ms");
 const label = (c: Case) =>

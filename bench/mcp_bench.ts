@@ -32,32 +32,20 @@ import { testPlugin } from "@amber/core/testing";
 import { McpServers, parseServers } from "@amber/mcp";
 // Not on the package's entry (its signature names the SDK's client): by path, as the tests do.
 import { connectServer } from "../mcp/connect.ts";
+import { benchArgs, inOrder, median } from "./_cases.ts";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { createRegistries } from "@amber/registries";
 
 const HERE = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const SERVERS = join(HERE, "tests", "mcp", "_servers");
 const MAIN = join(HERE, "cli", "main.ts");
-const only = Deno.args.find((arg) => arg.startsWith("--cases="))?.slice("--cases=".length)
-  .split(",");
-const slowSeconds = Number(
-  Deno.args.find((arg) => arg.startsWith("--slow="))?.slice("--slow=".length) ?? 2,
-);
-const [roundsArg] = Deno.args.filter((arg) => !arg.startsWith("--"));
-const rounds = Number(roundsArg ?? 7);
-const wanted = (key: string): boolean => only === undefined || only.includes(key);
+const { rounds, wanted, option } = benchArgs(7);
+const slowSeconds = Number(option("slow") ?? 2);
 const CALLS = 200;
 const SERVER_MS = 5;
 
 const print = (line: string): void => console.log(line);
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 const ms = (x: number): string => x >= 1 ? `${x.toFixed(2)} ms` : `${(x * 1000).toFixed(0)} µs`;
-const order = <T>(round: number, cases: readonly T[]): readonly T[] =>
-  round % 2 === 0 ? cases : [...cases].reverse();
 const granted = (descriptor: Deno.PermissionDescriptor): boolean =>
   Deno.permissions.querySync(descriptor).state === "granted";
 const load = (): string =>
@@ -178,7 +166,9 @@ async function callCase(): Promise<void> {
   };
   for (const way of ways) for (const tool of tools) await callAll(way, tool, false);
   for (let round = 0; round < rounds; round++) {
-    for (const way of order(round, ways)) for (const tool of tools) await callAll(way, tool, true);
+    for (const way of inOrder(round, ways)) {
+      for (const tool of tools) await callAll(way, tool, true);
+    }
   }
   for (const way of ways) await way.close();
   print(`one tool call of the same stdio server (${rounds} rounds x ${CALLS} calls; ${load()}):`);
@@ -308,7 +298,7 @@ async function runCase(provider: FakeProvider): Promise<void> {
   for (const setup of all) await once(setup, false);
   await ownStart(false);
   for (let round = 0; round < rounds; round++) {
-    for (const setup of order(round, all)) await once(setup, true);
+    for (const setup of inOrder(round, all)) await once(setup, true);
     await ownStart(true);
   }
   print(`amber run "hi" (${rounds} rounds; ${load()}): to the first request / to exit, median`);
@@ -399,7 +389,7 @@ async function interactiveCase(provider: FakeProvider): Promise<void> {
   };
   for (const setup of all) await once(setup, false);
   for (let round = 0; round < rounds; round++) {
-    for (const setup of order(round, all)) await once(setup, true);
+    for (const setup of inOrder(round, all)) await once(setup, true);
   }
   print(
     `amber interactive (${rounds} rounds; ${load()}): to the prompt / to the first request ` +

@@ -27,31 +27,21 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type TestHost, testPluginModule } from "@amber/core/testing";
 import { Method, pluginProcessCommand, PROTOCOL_VERSION } from "@amber/core/sandbox";
+import { benchArgs, inOrder, median } from "./_cases.ts";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { createRegistries } from "@amber/registries";
 
 const HERE = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
-const only = Deno.args.find((arg) => arg.startsWith("--cases="))?.slice("--cases=".length)
-  .split(",");
-const bundle = Deno.args.find((arg) => arg.startsWith("--bundle="))?.slice("--bundle=".length);
-const [roundsArg] = Deno.args.filter((arg) => !arg.startsWith("--"));
-const rounds = Number(roundsArg ?? 9);
-const wanted = (key: string): boolean => only === undefined || only.includes(key);
+const { rounds, wanted, option } = benchArgs(9);
+const bundle = option("bundle");
 const CALLS = 500;
 const PLUGINS = 5;
 
 const print = (line: string): void => console.log(line);
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 const quantile = (xs: readonly number[], q: number): number =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
 const ms = (x: number): string => x >= 1 ? `${x.toFixed(2)} ms` : `${(x * 1000).toFixed(1)} µs`;
 const mb = (kb: number): string => `${(kb / 1024).toFixed(1)} MB`;
-const order = <T>(round: number, cases: readonly T[]): readonly T[] =>
-  round % 2 === 0 ? cases : [...cases].reverse();
 // `deno task bench` finds this file too, without the permission to start a plugin process
 // (nor to read the load average); there it says how to run it instead.
 const granted = (descriptor: Deno.PermissionDescriptor): boolean =>
@@ -121,7 +111,7 @@ async function callAndMemory(module: URL): Promise<void> {
   await callAll(sandboxed);
   if (wanted("call")) {
     for (let round = 0; round < rounds; round++) {
-      for (const way of order(round, ["inProcess", "sandboxed"] as const)) {
+      for (const way of inOrder(round, ["inProcess", "sandboxed"] as const)) {
         await callAll(way === "inProcess" ? inProcess : sandboxed, samples[way]);
       }
     }
@@ -168,7 +158,7 @@ async function startCase(module: URL): Promise<void> {
   await start(false);
   await start(true);
   for (let round = 0; round < rounds; round++) {
-    for (const way of order(round, ["inProcess", "sandboxed"] as const)) {
+    for (const way of inOrder(round, ["inProcess", "sandboxed"] as const)) {
       await start(way === "sandboxed", samples[way]);
     }
   }
@@ -320,7 +310,7 @@ async function processCase(work: string, module: URL): Promise<void> {
   const ways = Object.keys(cases);
   const samples = new Map<string, Timed[]>(ways.map((way) => [way, []]));
   for (let round = -1; round < rounds; round++) {
-    for (const way of order(round, ways)) {
+    for (const way of inOrder(round, ways)) {
       const sample = await cases[way].run();
       if (round >= 0) samples.get(way)!.push(sample);
     }
@@ -407,7 +397,7 @@ async function runCase(work: string): Promise<void> {
   };
   const ways = Object.keys(configs) as Way[];
   for (let round = -1; round < rounds; round++) {
-    for (const way of order(round, ways)) {
+    for (const way of inOrder(round, ways)) {
       const sample = await measure(way);
       if (round >= 0) samples.get(way)!.push(sample);
     }
