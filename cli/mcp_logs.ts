@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { Diagnostic } from "@amber/core";
 import { join } from "node:path";
 
 /** The folder of the logs, in the config directory. */
@@ -17,6 +18,22 @@ export const MCP_LOG_MAX_BYTES = 256 * 1024;
 // One line of a log at most (characters): a server that prints a megabyte on one line does not
 // push everything else out.
 const MAX_LINE = 2000;
+
+/**
+ * Whether `diagnostic` is what an MCP server logged (`where: "log"` of an `mcp.` plugin): kept
+ * in its log for `amber doctor`, never printed by a session.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isMcpLog } from "./mcp_logs.ts";
+ * assert.equal(isMcpLog({ pluginId: "mcp.docs", where: "log", message: "started" }), true);
+ * assert.equal(isMcpLog({ pluginId: "mcp.docs", where: "tool", message: "failed" }), false);
+ * ```
+ */
+export function isMcpLog(diagnostic: Diagnostic): boolean {
+  return diagnostic.where === "log" && diagnostic.pluginId.startsWith("mcp.");
+}
 
 /** The log file of the server whose plugin is `pluginId` (`mcp.<name>`). */
 export function mcpLogPath(configDir: string, pluginId: string): string {

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { messageOf } from "./_message_of.ts";
 import { describeValueType } from "./errors.ts";
 import type { JsonSchema, StandardJsonSchema, StandardResult } from "./tool.ts";
 
@@ -96,14 +97,4 @@ export async function checkStandardArguments(
     return `${keys.length ? keys.join(".") : "arguments"}: ${issue.message}`;
   }).join("; ");
   return { ok: false, error };
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  try {
-    return String(error);
-  } catch {
-    // A value whose toString throws still deserves a message rather than a second throw.
-    return "unknown error";
-  }
 }

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { pathToFileURL } from "node:url";
-import { basename } from "node:path";
+import { readOffer } from "./_offer.ts";
+import { workspaceRoots } from "./_roots.ts";
 import type { OAuthInteraction } from "./oauth.ts";
 import type { McpServerSpec, McpTransportKind } from "./types.ts";
 
@@ -68,10 +68,7 @@ export interface McpProbe {
  * ```
  */
 export async function probeServer(options: McpProbeOptions): Promise<McpProbe> {
-  const [{ connectServer }, { readOffer }] = await Promise.all([
-    import("./connect.ts"),
-    import("./_offer.ts"),
-  ]);
+  const { connectServer } = await import("./connect.ts");
   const started = performance.now();
   const connection = await connectServer({
     spec: options.spec,
@@ -79,10 +76,7 @@ export async function probeServer(options: McpProbeOptions): Promise<McpProbe> {
     workspace: options.workspace,
     configDir: options.configDir,
     handlers: {
-      roots: () => [{
-        uri: pathToFileURL(options.workspace).href,
-        name: basename(options.workspace),
-      }],
+      roots: () => workspaceRoots(options.workspace),
     },
     onStderr: options.onStderr ?? (() => {}),
     timeoutMs: options.timeoutMs,

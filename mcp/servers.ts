@@ -37,10 +37,9 @@
  * @module
  */
 
-import { pathToFileURL } from "node:url";
-import { basename } from "node:path";
 import { AmberError, type Plugin } from "@amber/core";
 import type { McpClientHandlers } from "./connect.ts";
+import { workspaceRoots } from "./_roots.ts";
 import { type McpHostOptions, McpServerPlugin } from "./server_plugin.ts";
 import type { McpServerView } from "./server_view.ts";
 import type {
@@ -112,10 +111,7 @@ export class McpServers {
   /** Builds one plugin per spec; nothing connects yet. */
   constructor(options: McpServersOptions) {
     const { specs, ...shared } = options;
-    const roots = [{
-      uri: pathToFileURL(options.workspace).href,
-      name: basename(options.workspace),
-    }];
+    const roots = workspaceRoots(options.workspace);
     // Both are always offered to a server and asked of the session when it comes to it: the
     // session sets its answers after the servers started connecting.
     const handlers = (server: string): McpClientHandlers => ({

@@ -15,6 +15,7 @@ import { intOption, UsageError } from "../args.ts";
 import type { CliCommand, CommandContext, Io } from "../command.ts";
 import { dispatchWithin } from "../command_deadline.ts";
 import type { Host } from "../host.ts";
+import { isMcpLog } from "../mcp_logs.ts";
 import { AgentSession, describeEnd, exitCodeOf, HeldDiagnostics } from "../session/mod.ts";
 import { sanitizeText } from "../tui/lines.ts";
 import { runPrinter } from "./run_printer.ts";
@@ -56,7 +57,7 @@ async function run(context: CommandContext): Promise<number> {
   // What an MCP server logs (its stderr, its logging notifications) is for the diagnostics, not
   // the run's output; its faults are said like any plugin's.
   const diagnostics = new HeldDiagnostics((d) => {
-    if (d.where === "log" && d.pluginId.startsWith("mcp.")) return;
+    if (isMcpLog(d)) return;
     io.err(sanitizeText(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`));
   });
   let session: AgentSession;

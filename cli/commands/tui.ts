@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { intOption, UsageError } from "../args.ts";
 import type { CommandContext, HostExtras } from "../command.ts";
 import type { Host } from "../host.ts";
+import { isMcpLog } from "../mcp_logs.ts";
 import type { EnvReader, ProviderOverrides } from "../provider_settings.ts";
 import { AgentSession } from "../session/mod.ts";
 import { VERSION } from "../version.ts";
@@ -99,7 +100,7 @@ export async function buildTui(options: TuiOptions): Promise<Tui> {
     dialogs.notify(session.redact(`plugin '${d.pluginId}' (${d.where}): ${d.message}`), "warn");
   const onDiagnostic = (d: Diagnostic) => {
     // What an MCP server logs is for the diagnostics (`amber doctor`), not the screen.
-    if (d.where === "log" && d.pluginId.startsWith("mcp.")) return;
+    if (isMcpLog(d)) return;
     if (ref.app === undefined) early.push(d);
     else notice(d);
   };

@@ -21,7 +21,7 @@ import type { WalletCapability } from "../wallet.ts";
 import type { CapabilityDescriptor, ToolDescriptor } from "./protocol.ts";
 import type { Renders } from "./_child_renders.ts";
 import { type PreparedParameters, prepareParameters } from "../tool_parameters.ts";
-import { messageOf } from "./_message_of.ts";
+import { messageOf } from "../_message_of.ts";
 
 /** A tool kept in the plugin process, with its parameters prepared. */
 export interface ServedTool {

@@ -14,7 +14,7 @@ import {
 } from "../status.ts";
 import { deepFreeze } from "../read_only.ts";
 import { Method, PANEL_WIDTH } from "./protocol.ts";
-import { messageOf } from "./_message_of.ts";
+import { messageOf } from "../_message_of.ts";
 
 /** Where renders go: the host's notifications, and the log. */
 export interface RenderSink {

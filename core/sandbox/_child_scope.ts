@@ -19,7 +19,7 @@ import type { HostServices, PluginContext, PluginServices, Workspace } from "../
 import type { Tool, ToolEntry, ToolResult, ToolView } from "../tool.ts";
 import { type NotifyTone, type UiService, UiUnavailableError } from "../ui.ts";
 import { Method, type ToolInfo, type UiAskParams } from "./protocol.ts";
-import { messageOf } from "./_message_of.ts";
+import { messageOf } from "../_message_of.ts";
 
 /**
  * Something a plugin asked of its context that cannot cross a process: an event interceptor

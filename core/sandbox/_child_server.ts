@@ -43,7 +43,7 @@ import {
 import { Renders } from "./_child_renders.ts";
 import { serveDialects } from "./_child_dialect.ts";
 import { checkStandardArguments } from "../tool_parameters.ts";
-import { messageOf } from "./_message_of.ts";
+import { messageOf } from "../_message_of.ts";
 import { ChildScope, type ScopeLink } from "./_child_scope.ts";
 
 const PERMISSION_KINDS = ["read", "write", "net", "env", "run"] as const;

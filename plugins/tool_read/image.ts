@@ -6,18 +6,17 @@ import type { ToolImage } from "@amber/core";
 /** The largest image `read` returns (bytes): the smallest limit among the providers (5 MB). */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
-// The bytes of an image format's header, the offset they are at, and its media type.
+// An image format's media type and the bytes its header has, each run at its offset.
 const SIGNATURES: readonly {
-  readonly at: number;
-  readonly bytes: readonly number[];
   readonly type: string;
+  readonly runs: readonly (readonly [at: number, bytes: readonly number[]])[];
 }[] = [
-  { at: 0, bytes: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], type: "image/png" },
-  { at: 0, bytes: [0xff, 0xd8, 0xff], type: "image/jpeg" },
-  { at: 0, bytes: [0x47, 0x49, 0x46, 0x38, 0x37, 0x61], type: "image/gif" },
-  { at: 0, bytes: [0x47, 0x49, 0x46, 0x38, 0x39, 0x61], type: "image/gif" },
+  { type: "image/png", runs: [[0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]]] },
+  { type: "image/jpeg", runs: [[0, [0xff, 0xd8, 0xff]]] },
+  { type: "image/gif", runs: [[0, [0x47, 0x49, 0x46, 0x38, 0x37, 0x61]]] },
+  { type: "image/gif", runs: [[0, [0x47, 0x49, 0x46, 0x38, 0x39, 0x61]]] },
   // RIFF....WEBP
-  { at: 8, bytes: [0x57, 0x45, 0x42, 0x50], type: "image/webp" },
+  { type: "image/webp", runs: [[0, [0x52, 0x49, 0x46, 0x46]], [8, [0x57, 0x45, 0x42, 0x50]]] },
 ];
 
 /**
@@ -25,14 +24,10 @@ const SIGNATURES: readonly {
  * undefined for anything else.
  */
 export function imageType(head: Uint8Array): string | undefined {
-  for (const { at, bytes, type } of SIGNATURES) {
-    if (type === "image/webp" && !startsWith(head, 0, [0x52, 0x49, 0x46, 0x46])) continue;
-    if (startsWith(head, at, bytes)) return type;
-  }
-  return undefined;
+  return SIGNATURES.find(({ runs }) => runs.every(([at, bytes]) => has(head, at, bytes)))?.type;
 }
 
-function startsWith(head: Uint8Array, at: number, bytes: readonly number[]): boolean {
+function has(head: Uint8Array, at: number, bytes: readonly number[]): boolean {
   if (head.length < at + bytes.length) return false;
   return bytes.every((byte, i) => head[at + i] === byte);
 }

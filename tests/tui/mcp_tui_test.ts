@@ -446,6 +446,27 @@ Deno.test("a workspace server is approved before it starts; /mcp approve records
   }
 });
 
+// amber in tmux against the fake provider, with `configDir` and `workspace`.
+function startTmux(
+  server: FakeProvider,
+  configDir: string,
+  workspace: string,
+  columns: number,
+): Promise<Tmux> {
+  return Tmux.start(
+    ["--base-url", `${server.url}/v1`, "--model", "fake-model"],
+    {
+      AMBER_CONFIG_DIR: configDir,
+      OPENAI_API_KEY: "sk-test-key-1234",
+      NO_COLOR: "1",
+      TERM: "xterm-256color",
+      INIT_CWD: workspace,
+    },
+    workspace,
+    { columns, rows: 30 },
+  );
+}
+
 Deno.test({
   name: "tmux: /mcp, a prompt command and an approved sampling request, end to end",
   ignore: !hasTmux(),
@@ -464,18 +485,7 @@ Deno.test({
       { text: "It said ok." },
     );
     try {
-      await using tmux = await Tmux.start(
-        ["--base-url", `${server.url}/v1`, "--model", "fake-model"],
-        {
-          AMBER_CONFIG_DIR: configDir,
-          OPENAI_API_KEY: "sk-test-key-1234",
-          NO_COLOR: "1",
-          TERM: "xterm-256color",
-          INIT_CWD: workspace,
-        },
-        workspace,
-        { columns: 110, rows: 30 },
-      );
+      await using tmux = await startTmux(server, configDir, workspace, 110);
       await tmux.waitFor(/^›/m, "the prompt");
       await tmux.type("/mcp");
       await tmux.keys("Enter");
@@ -516,18 +526,7 @@ Deno.test({
     );
     await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
     try {
-      await using tmux = await Tmux.start(
-        ["--base-url", `${server.url}/v1`, "--model", "fake-model"],
-        {
-          AMBER_CONFIG_DIR: configDir,
-          OPENAI_API_KEY: "sk-test-key-1234",
-          NO_COLOR: "1",
-          TERM: "xterm-256color",
-          INIT_CWD: workspace,
-        },
-        workspace,
-        { columns: 200, rows: 30 },
-      );
+      await using tmux = await startTmux(server, configDir, workspace, 200);
       const question = await tmux.waitFor(/\[y\/N\]/, "the question");
       assert.match(
         question,

@@ -1,5 +1,5 @@
-// The message of what a plugin threw, for an answer or a log line: its message alone, as the
-// registries word a plugin's failure in amber's process.
+// The message of what a plugin threw, for an answer, an error or a log line: its message alone,
+// as the registries word a plugin's failure in amber's process.
 
 /** The message of a thrown value. */
 export function messageOf(error: unknown): string {
