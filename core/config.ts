@@ -5,6 +5,7 @@
  */
 
 import { join } from "node:path";
+import type { ModelOverride } from "./model_info.ts";
 
 /** The approval policy for tools that need approval. */
 export type ApprovalPolicy = "ask" | "auto" | "deny";
@@ -49,6 +50,26 @@ export interface AmberConfig {
   readonly secrets?: SecretsConfig;
   /** The MCP servers amber starts as plugins, and how it treats them. */
   readonly mcp?: McpConfig;
+  /**
+   * What amber knows of models beyond its catalog (a local model's window, a negotiated
+   * price), by model id; prices in dollars per million tokens.
+   */
+  readonly models?: { readonly [model: string]: ModelOverride };
+  /** When and how the conversation is compacted. */
+  readonly compaction?: CompactionConfig;
+}
+
+/** The `compaction` section of `config.yaml`. */
+export interface CompactionConfig {
+  /**
+   * The share of the model's context window a request may fill before the conversation is
+   * compacted, above 0 and at most 1; 0.85 by default. `amber run --compact-at` overrides it.
+   */
+  readonly at?: number;
+  /** The user turns kept verbatim; 2 by default. */
+  readonly keepTurns?: number;
+  /** False turns automatic compaction off (an overflow still compacts). */
+  readonly auto?: boolean;
 }
 
 /** A place where the host waits for plugin code. */
@@ -58,6 +79,7 @@ export type Seam =
   | "hook"
   | "gate"
   | "guard"
+  | "compactor"
   | "action"
   | "command"
   | "wallet"

@@ -39,12 +39,19 @@ export type StreamEvent =
     readonly id: string;
     readonly name: string;
     readonly arguments: string;
+    /** An opaque proof the provider attached to the call (Gemini's `thoughtSignature`). */
+    readonly signature?: string;
   }
   | {
+    /**
+     * Token counts (see `TokenUsage`): `promptTokens` includes the cached ones; cache reads
+     * and writes are counted apart where the provider reports them.
+     */
     readonly type: "usage";
     readonly promptTokens: number;
     readonly completionTokens: number;
     readonly cachedTokens?: number;
+    readonly cacheWriteTokens?: number;
     readonly reasoningTokens?: number;
   }
   | { readonly type: "finish"; readonly reason: FinishReason; readonly raw?: string }
@@ -54,6 +61,11 @@ export type StreamEvent =
     readonly retryable: boolean;
     readonly status?: number;
     readonly retryAfterMs?: number;
+    /**
+     * The provider said the request is too long for the model's context window (the dialect's
+     * `isContextOverflow`); the kernel compacts and retries once.
+     */
+    readonly contextOverflow?: boolean;
   };
 
 /** Receives stream events as they are decoded; the hot path, so a plain callback. */

@@ -48,6 +48,8 @@ export class EventBus implements PluginEvents {
     pluginFailed: undefined,
     environmentChanged: undefined,
     refreshFailed: undefined,
+    compression: undefined,
+    compressionCompleted: undefined,
   };
   #onError: HandlerErrorSink;
 

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { CompactionReason } from "./compaction.ts";
 import type { Message } from "./message.ts";
 import type { ToolResult } from "./tool.ts";
 
@@ -33,6 +34,22 @@ export interface AmberEvents {
     readonly promptTokens: number;
     readonly completionTokens: number;
   };
+  /**
+   * A compaction is about to run (the seed's Compression). Interceptable: an interceptor
+   * returning false vetoes it, except after an overflow, when the request cannot be sent as is.
+   */
+  compression: {
+    readonly reason: CompactionReason;
+    readonly tokens: number;
+    readonly budget: number;
+    readonly threshold: number;
+  };
+  /** A compaction ended (the seed's CompressionCompleted). */
+  compressionCompleted: {
+    readonly success: boolean;
+    readonly tokensBefore: number;
+    readonly tokensAfter: number;
+  };
   /** Something went wrong that the user should know of. */
   errorRaised: { readonly kind: string; readonly message: string; readonly retryable: boolean };
   /** A plugin became active. */
@@ -54,7 +71,7 @@ export interface AmberEvents {
 }
 
 /** The types an interceptor may cancel. */
-export type InterceptableEvent = "turnStarted" | "toolRequested";
+export type InterceptableEvent = "turnStarted" | "toolRequested" | "compression";
 
 /** An observer. */
 export type EventHandler<T> = (event: T) => void;

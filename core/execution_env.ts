@@ -14,6 +14,7 @@ import type {
   PhaseHookPoint,
   StateKeyCapability,
 } from "./hooks.ts";
+import type { CompactorCapability } from "./compaction.ts";
 import type { AssembledPrompt, SealedContext } from "./prompt.ts";
 import type { NamedEntry } from "./registry.ts";
 import type { ToolCallContext, ToolDefinition, ToolEntry, ToolResult } from "./tool.ts";
@@ -37,6 +38,8 @@ export interface ResolvedExecutionEnv {
   readonly gates: readonly NamedEntry<GateCapability>[];
   /** Run-end guards. */
   readonly guards: readonly NamedEntry<GuardCapability>[];
+  /** Compaction strategies, outermost first (the default strategy is the kernel's, innermost). */
+  readonly compactors: readonly NamedEntry<CompactorCapability>[];
   /** Action kinds by name. */
   readonly actions: ReadonlyMap<string, NamedEntry<ActionCapability>>;
   /** State keys by name, with their initial values. */

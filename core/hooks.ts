@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { CompactionAdjustment, CompactionPlan } from "./compaction.ts";
 import type { Message, ToolCall } from "./message.ts";
 import type { ToolResult } from "./tool.ts";
 
@@ -25,6 +26,7 @@ export const PHASE_HOOK_POINTS: readonly PhaseHookPoint[] = Object.freeze([
   "AfterInference",
   "AfterTool",
   "StepEnd",
+  "BeforeCompaction",
 ]);
 
 /** A point of a step where phase hooks run. */
@@ -33,7 +35,9 @@ export type PhaseHookPoint =
   | "BeforeInference"
   | "AfterInference"
   | "AfterTool"
-  | "StepEnd";
+  | "StepEnd"
+  /** Before a compaction: the hook may veto or adjust it (its reaction's `compaction`). */
+  | "BeforeCompaction";
 
 /** A change a hook stages for the commit path: set or delete the value of a state key. */
 export type StateCommand =
@@ -60,6 +64,8 @@ export interface HookReaction {
   readonly state?: readonly StateCommand[];
   /** Reminder messages, committed to the transcript. */
   readonly messages?: readonly Message[];
+  /** At `BeforeCompaction`: a veto, or other instructions or turns to keep. */
+  readonly compaction?: CompactionAdjustment;
 }
 
 /** What a phase hook sees: the step, the committed transcript and the state store, read-only. */
@@ -74,6 +80,8 @@ export interface HookInput {
   readonly state: ReadonlyMap<string, unknown>;
   /** At `AfterTool`: the call and its result. */
   readonly tool?: { readonly call: ToolCall; readonly result: ToolResult };
+  /** At `BeforeCompaction`: the compaction about to run. */
+  readonly compaction?: CompactionPlan;
 }
 
 /**

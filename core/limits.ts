@@ -19,6 +19,7 @@ export const SEAMS: readonly Seam[] = Object.freeze([
   "hook",
   "gate",
   "guard",
+  "compactor",
   "action",
   "command",
   "wallet",
@@ -36,6 +37,8 @@ export const DEFAULT_TIMEOUTS: { readonly [S in Seam]: number } = Object.freeze(
   hook: 5_000,
   gate: 5_000,
   guard: 5_000,
+  // A compactor may ask the model for a summary of a long conversation.
+  compactor: 180_000,
   action: 60_000,
   command: 30_000,
   wallet: 10_000,

@@ -24,6 +24,11 @@ export interface ToolCall {
   readonly name: string;
   /** The arguments as the JSON text the model produced. */
   readonly arguments: string;
+  /**
+   * An opaque proof the provider attached to the call (Gemini's `thoughtSignature`), sent back
+   * with it on the next request.
+   */
+  readonly signature?: string;
 }
 
 /**

@@ -53,6 +53,7 @@ export type {
 export {
   type AmberConfig,
   type ApprovalPolicy,
+  type CompactionConfig,
   configDir,
   type McpConfig,
   type QuarantineConfig,
@@ -192,6 +193,25 @@ export type {
   AllowanceWindow,
 } from "./allowance.ts";
 export type { Message, ToolCall } from "./message.ts";
+export { addUsage, type TokenUsage } from "./usage.ts";
+export {
+  costOf,
+  type ModelAbilities,
+  type ModelInfo,
+  type ModelInfoSource,
+  type ModelOverride,
+  type ModelPrices,
+} from "./model_info.ts";
+export type {
+  CompactionAdjustment,
+  CompactionInput,
+  CompactionNext,
+  CompactionPlan,
+  CompactionReason,
+  CompactionResult,
+  CompactorCapability,
+  SummaryRequest,
+} from "./compaction.ts";
 
 // Contracts: the kernel's extension points (hooks, gates, guards, actions, state keys) and the execution environment it runs over.
 export {

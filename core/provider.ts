@@ -60,6 +60,11 @@ export interface Preset {
    * result's images are replaced by a line saying what was left out.
    */
   readonly images?: boolean;
+  /**
+   * The provider's id in the models.dev catalog (`anthropic`, `google`, ...), where amber's
+   * snapshot finds its models' windows and prices. Absent: the snapshot has none.
+   */
+  readonly catalog?: string;
 }
 
 /**

@@ -68,6 +68,8 @@ export interface Failure {
   readonly status?: number;
   /** The wait the server asked for, uncapped; undefined when it named none. */
   readonly serverDelayMs?: number;
+  /** The dialect read the error as the request overflowing the model's context window. */
+  readonly contextOverflow?: boolean;
 }
 
 const DEFAULT_RETRY: RetryPolicy = {

@@ -284,6 +284,7 @@ export class ProviderClient {
         ...(reportRetryAfter && failure.serverDelayMs !== undefined
           ? { retryAfterMs: Math.round(failure.serverDelayMs) }
           : {}),
+        ...(failure.contextOverflow === true ? { contextOverflow: true } : {}),
       };
       out(event);
       out({ type: "finish", reason: "error" });
@@ -608,7 +609,17 @@ export class ProviderClient {
       retryable,
       status,
       ...(serverDelayMs === undefined ? {} : { serverDelayMs }),
+      ...(await this.#isContextOverflow(status, body) ? { contextOverflow: true } : {}),
     };
+  }
+
+  // The kernel compacts and retries once on an overflow; a dialect that cannot tell says no.
+  async #isContextOverflow(status: number, body: string): Promise<boolean> {
+    try {
+      return await this.#dialect!.isContextOverflow(status, body) === true;
+    } catch {
+      return false;
+    }
   }
 
   async #isRetryable(status: number, body: string): Promise<boolean> {

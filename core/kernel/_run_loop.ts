@@ -138,6 +138,7 @@ export class Run {
       messages: this.#conversation,
       usage: { promptTokens: this.#promptTokens, completionTokens: this.#completionTokens },
       state: this.#state,
+      compactions: 0,
     };
   }
 

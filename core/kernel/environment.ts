@@ -49,6 +49,8 @@ export function buildEnvironment(
     hooks: Object.freeze(hooks),
     gates: Object.freeze(ordered(registries.gate, rank)),
     guards: Object.freeze(ordered(registries.guard, rank)),
+    // Filled from the compactor registry once it exists (issue 14).
+    compactors: Object.freeze([]),
     actions: byName(registries.action),
     stateKeys: byName(registries.state),
     assemblePrompt: (sealed: SealedContext) => registries.prompt.assemble(sealed),

@@ -29,6 +29,7 @@ export {
 export { type ResolvedSelection, resolveSelection, type SelectionRequest } from "./selection.ts";
 export { buildEnvironment } from "./environment.ts";
 export {
+  type CompactionRecord,
   listSessions,
   type LoadedSession,
   newSessionId,

@@ -108,6 +108,7 @@ export async function runSelection(
       messages: [...(options.history ?? []), ...messages],
       usage: { promptTokens: 0, completionTokens: 0 },
       state: new Map(),
+      compactions: 0,
     };
   }
   try {

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { CompactionReason } from "../compaction.ts";
 import type { ApprovalPolicy } from "../config.ts";
 import type { ChatRequest, StreamEvent, StreamSink } from "../dialect.ts";
 import type { GateInput, GateOutcome, StateCommand } from "../hooks.ts";
@@ -13,6 +14,7 @@ import type { Message, ToolCall } from "../message.ts";
 import type { CapabilityBoundError } from "../resolution_error.ts";
 import type { PluginRuntime } from "../runtime.ts";
 import type { ToolResult } from "../tool.ts";
+import type { TokenUsage } from "../usage.ts";
 import type { SessionFile } from "./transcript.ts";
 
 /** What the kernel needs of a model client; `ProviderClient` of @amber/providers is one. */
@@ -82,9 +84,44 @@ export type RunEvent =
   }
   | { readonly type: "steer"; readonly guard: string; readonly feedback: string }
   | {
+    /**
+     * A request is about to be sent: its size estimated from its bytes, the window it must fit,
+     * and the first prompt block whose text changed since the previous request (everything from
+     * it on misses the provider's prefix cache; absent when nothing changed).
+     */
+    readonly type: "request";
+    readonly step: number;
+    readonly tokens: number;
+    readonly contextWindow?: number;
+    readonly firstChanged?: string;
+  }
+  | {
+    /** A compaction began: the request's estimated tokens, the window and the threshold. */
+    readonly type: "compactionStarted";
+    readonly reason: CompactionReason;
+    readonly tokens: number;
+    readonly budget: number;
+    readonly threshold: number;
+  }
+  | {
+    /**
+     * A compaction ended: on success the conversation is now the compacted one; otherwise
+     * `message` says why not (vetoed, the summary failed) and the conversation is unchanged.
+     */
+    readonly type: "compactionFinished";
+    readonly reason: CompactionReason;
+    readonly success: boolean;
+    readonly tokensBefore: number;
+    readonly tokensAfter: number;
+    readonly strategy?: string;
+    readonly message?: string;
+  }
+  | {
     readonly type: "stepEnd";
     readonly step: number;
-    readonly usage?: { readonly promptTokens: number; readonly completionTokens: number };
+    readonly usage?: TokenUsage;
+    /** The step's cost in dollars, when the model's prices are known. */
+    readonly cost?: number;
   }
   | { readonly type: "end"; readonly cause: EndCause };
 
@@ -152,6 +189,19 @@ export interface RunOptions {
    * result is withheld and replaced by an error saying so.
    */
   readonly redact?: (text: string) => string;
+  /**
+   * The model's context window, in tokens. Without it the kernel compacts only after the
+   * provider says the context overflowed.
+   */
+  readonly contextWindow?: number;
+  /** The share of the window a request may fill before the kernel compacts; 0.85 by default. */
+  readonly compactAt?: number;
+  /** False: no compaction before a request (an overflow still compacts); true by default. */
+  readonly autoCompact?: boolean;
+  /** The user turns a compaction keeps verbatim; 2 by default. */
+  readonly keepTurns?: number;
+  /** Prices a step's usage in dollars (undefined when unknown). */
+  readonly price?: (usage: TokenUsage) => number | undefined;
 }
 
 /** What a run did. */
@@ -163,7 +213,11 @@ export interface RunResult {
   /** The whole conversation afterwards. */
   readonly messages: readonly Message[];
   /** Tokens over all steps. */
-  readonly usage: { readonly promptTokens: number; readonly completionTokens: number };
+  readonly usage: TokenUsage;
+  /** Dollars over all steps, when every step's price was known. */
+  readonly cost?: number;
+  /** How many times the conversation was compacted. */
+  readonly compactions: number;
   /** The state store afterwards. */
   readonly state: ReadonlyMap<string, unknown>;
 }

@@ -10,7 +10,9 @@
 import { join } from "node:path";
 import { AmberError } from "../errors.ts";
 import type { StateCommand } from "../hooks.ts";
+import type { CompactionReason } from "../compaction.ts";
 import type { Message } from "../message.ts";
+import type { TokenUsage } from "../usage.ts";
 
 /** The first line of a session file. */
 export interface SessionHeader {
@@ -43,9 +45,34 @@ export interface StepRecord {
   /** State commands the step applied. */
   readonly state?: readonly StateCommand[];
   /** Token counts of the step's model call. */
-  readonly usage?: { readonly promptTokens: number; readonly completionTokens: number };
+  readonly usage?: TokenUsage;
+  /** The step's cost in dollars, when the model's prices were known. */
+  readonly cost?: number;
   /** How the run ended, on its last step. */
   readonly end?: string;
+}
+
+/**
+ * A compaction: from this record on, the conversation is `messages` (which replace every
+ * message before it); the steps before stay in the file, the full history.
+ */
+export interface CompactionRecord {
+  /** The record type. */
+  readonly type: "compaction";
+  /** The number of the step it happened before. */
+  readonly step: number;
+  /** When it was written, ISO 8601. */
+  readonly at: string;
+  /** Why it ran. */
+  readonly reason: CompactionReason;
+  /** Who made it. */
+  readonly strategy: string;
+  /** The estimated tokens before and after. */
+  readonly tokensBefore: number;
+  /** The estimated tokens after. */
+  readonly tokensAfter: number;
+  /** The compacted conversation. */
+  readonly messages: readonly Message[];
 }
 
 /** A session read back from disk. */
@@ -54,8 +81,13 @@ export interface LoadedSession {
   readonly header: SessionHeader;
   /** Its committed steps, in order. */
   readonly steps: readonly StepRecord[];
-  /** The conversation: every step's messages, in order. */
+  /**
+   * The conversation to continue from: the last compaction's messages, then the messages of
+   * every step after it (every step's messages, in order, when it was never compacted).
+   */
   readonly messages: readonly Message[];
+  /** Its compactions, in order; the steps they replaced stay in `steps`. */
+  readonly compactions: readonly CompactionRecord[];
   /** A last line that was cut off mid-write (the step in flight when the process died). */
   readonly torn?: { readonly line: number; readonly text: string };
 }
@@ -139,7 +171,9 @@ export function parseSession(text: string, path: string): LoadedSession {
     } else steps.push(record);
     for (const message of record.messages) messages.push(message);
   }
-  return torn === undefined ? { header, steps, messages } : { header, steps, messages, torn };
+  return torn === undefined
+    ? { header, steps, messages, compactions: [] }
+    : { header, steps, messages, compactions: [], torn };
 }
 
 // One step written in two parts (its prompt before the model call, the rest at its commit) is
