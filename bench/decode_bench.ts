@@ -1,6 +1,7 @@
 // Stream decode of a ~5 MB response in 1 KB chunks, per protocol: the floor (TextDecoder, line
 // split, JSON.parse of each data payload), amber (SseDecoder + the dialect's decoder), amber's
-// whole client over a ReadableStream body, and the AI SDK's provider chain on the same bytes.
+// whole client over a ReadableStream body beside the floor fed from the same kind of stream
+// (floor-stream), and the AI SDK's provider chain on the same bytes.
 // Run: deno task bench bench/decode_bench.ts
 //      deno run -A bench/separately.ts bench/decode_bench.ts 3
 
@@ -215,6 +216,36 @@ function floor(chunks: readonly Uint8Array[]): number {
   return parsed;
 }
 
+/**
+ * The floor over a ReadableStream: the same work as {@linkcode floor}, fed by a reader, one read
+ * per chunk, as a response body hands them out. What amber's client is to cost at most.
+ */
+async function floorStream(chunks: readonly Uint8Array[]): Promise<number> {
+  const reader = body(chunks).getReader();
+  const decoder = new TextDecoder();
+  let rest = "";
+  let parsed = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const text = rest + decoder.decode(value, STREAM_OPTIONS);
+    let start = 0;
+    let end: number;
+    while ((end = text.indexOf("\n", start)) !== -1) {
+      if (text.startsWith("data: ", start)) {
+        const payload = text.slice(start + 6, end);
+        if (payload !== "[DONE]") {
+          JSON.parse(payload);
+          parsed++;
+        }
+      }
+      start = end + 1;
+    }
+    rest = text.slice(start);
+  }
+  return parsed;
+}
+
 /** amber's decode path: the SSE decoder feeding the dialect's decoder, as the client does. */
 function amber(dialect: Dialect, chunks: readonly Uint8Array[]): number {
   let count = 0;
@@ -323,6 +354,9 @@ function kinds(dialect: Dialect, chunks: readonly Uint8Array[]): Record<string, 
   if (floor(anthropic.chunks) !== anthropic.events || a.finish !== 1 || a.toolCallEnd !== 1) {
     throw new Error(`anthropic stream misread: ${JSON.stringify(a)}`);
   }
+  if ((await floorStream(openai.chunks)) !== openai.events) {
+    throw new Error("the floor over a stream misread the openai stream");
+  }
   if ((await amberClient(openaiD, openai.chunks)) !== amber(openaiD, openai.chunks)) {
     throw new Error("the client and the bare decoder disagree");
   }
@@ -350,6 +384,13 @@ Deno.bench({
   group: "decode openai",
   fn: () => {
     amber(openaiD, openai.chunks);
+  },
+});
+Deno.bench({
+  name: "floor-stream: the floor fed from a ReadableStream (openai)",
+  group: "decode openai",
+  fn: async () => {
+    await floorStream(openai.chunks);
   },
 });
 Deno.bench({
@@ -382,6 +423,13 @@ Deno.bench({
   group: "decode anthropic",
   fn: () => {
     amber(anthropicD, anthropic.chunks);
+  },
+});
+Deno.bench({
+  name: "floor-stream: the floor fed from a ReadableStream (anthropic)",
+  group: "decode anthropic",
+  fn: async () => {
+    await floorStream(anthropic.chunks);
   },
 });
 Deno.bench({

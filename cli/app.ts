@@ -66,7 +66,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "run",
-    options: ["provider", "model", "base-url", "approve", "max-steps", "resume"],
+    options: ["provider", "model", "base-url", "approve", "max-steps", "resume", "compact-at"],
     flags: ["json"],
     load: async () =>
       (await loadModule<typeof import("./commands/run.ts")>("./commands/run.ts")).runCommand,
@@ -143,8 +143,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "models",
     options: PROVIDER_OPTIONS,
+    flags: ["json"],
     load: async () =>
-      (await loadModule<typeof import("./commands/providers.ts")>("./commands/providers.ts"))
+      (await loadModule<typeof import("./commands/models.ts")>("./commands/models.ts"))
         .modelsCommand,
   },
   {

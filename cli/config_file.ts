@@ -30,6 +30,8 @@ const KNOWN_FIELDS: readonly string[] = [
   "quarantine",
   "secrets",
   "mcp",
+  "models",
+  "compaction",
 ];
 const APPROVALS: readonly ApprovalPolicy[] = ["ask", "auto", "deny"];
 
@@ -63,7 +65,7 @@ export interface ConfigRead {
  * await Deno.writeTextFile(`${dir}/config.yaml`, "model: 42\nmodle: gpt\n");
  * const read = await readConfigFile(dir);
  * assert.deepEqual(read.problems.map((p) => p.message.slice(dir.length + 1)), [
- *   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp)",
+ *   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp, models, compaction)",
  *   "config.yaml:1:8: model: expected a string, found number 42",
  * ]);
  * await Deno.remove(dir, { recursive: true });
@@ -155,6 +157,7 @@ export async function readConfigFile(dir: string): Promise<ConfigRead> {
     plugins = {};
   }
   checkLimits(record, (keys, detail) => problem(locate(keys), detail));
+  checkModels(record, (keys, detail) => problem(locate(keys), detail));
   if (record.mcp !== undefined) {
     const mcp = await checkMcp(record.mcp, (keys, detail, server) => {
       problem(locate(keys), detail);
@@ -297,6 +300,85 @@ function checkLimits(
       record.secrets = secrets;
     }
   }
+}
+
+const MODEL_COUNTS: readonly string[] = ["contextWindow", "maxOutput"];
+const MODEL_PRICES: readonly string[] = ["input", "output", "cacheRead", "cacheWrite"];
+const MODEL_FIELDS: readonly string[] = [...MODEL_COUNTS, ...MODEL_PRICES];
+const COMPACTION_FIELDS: readonly string[] = ["at", "keepTurns", "auto"];
+
+// `models` and `compaction`: like the limits, a wrong value is reported and dropped so that the
+// catalog's figure or the default stands; a model entry that is no mapping is dropped whole,
+// and the other models stay.
+function checkModels(
+  record: Record<string, unknown>,
+  problem: (keys: readonly string[], detail: string) => void,
+): void {
+  const mapping = (keys: readonly string[], value: unknown): value is Record<string, unknown> => {
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return true;
+    problem(keys, `${keys.join(".")}: expected a mapping, found ${typeOf(value)}`);
+    return false;
+  };
+  if (record.models !== undefined) {
+    if (!mapping(["models"], record.models)) delete record.models;
+    else {
+      const models: Record<string, unknown> = {};
+      for (const [name, entry] of Object.entries(record.models)) {
+        const keys = ["models", name];
+        if (!mapping(keys, entry)) continue;
+        const model: Record<string, unknown> = {};
+        for (const [key, value] of Object.entries(entry)) {
+          const at = [...keys, key];
+          const path = at.join(".");
+          if (!MODEL_FIELDS.includes(key)) {
+            problem(at, `${path}: unknown field (fields: ${MODEL_FIELDS.join(", ")})`);
+          } else if (MODEL_COUNTS.includes(key) && !positiveInteger(value)) {
+            problem(
+              at,
+              `${path}: expected a positive whole number of tokens, found ${typeOf(value)}`,
+            );
+          } else if (
+            MODEL_PRICES.includes(key) &&
+            (typeof value !== "number" || !Number.isFinite(value) || value < 0)
+          ) {
+            problem(
+              at,
+              `${path}: expected dollars per million tokens (0 or more), found ${typeOf(value)}`,
+            );
+          } else model[key] = value;
+        }
+        models[name] = model;
+      }
+      record.models = models;
+    }
+  }
+  if (record.compaction !== undefined) {
+    if (!mapping(["compaction"], record.compaction)) delete record.compaction;
+    else {
+      const compaction: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(record.compaction)) {
+        const at = ["compaction", key];
+        const path = at.join(".");
+        if (!COMPACTION_FIELDS.includes(key)) {
+          problem(at, `${path}: unknown field (fields: ${COMPACTION_FIELDS.join(", ")})`);
+        } else if (
+          key === "at" &&
+          (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > 1)
+        ) {
+          problem(at, `${path}: expected a share above 0 and at most 1, found ${typeOf(value)}`);
+        } else if (key === "keepTurns" && !(positiveInteger(value) || value === 0)) {
+          problem(at, `${path}: expected a whole number of turns, found ${typeOf(value)}`);
+        } else if (key === "auto" && typeof value !== "boolean") {
+          problem(at, `${path}: expected true or false, found ${typeOf(value)}`);
+        } else compaction[key] = value;
+      }
+      record.compaction = compaction;
+    }
+  }
+}
+
+function positiveInteger(value: unknown): boolean {
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0;
 }
 
 /**

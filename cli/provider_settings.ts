@@ -310,6 +310,33 @@ export function requireKey(resolved: ResolvedProvider): string | undefined {
 }
 
 /**
+ * `resolved` with images sent to the model as `images` says: what the model catalog knows of
+ * the model (its `abilities.images`) wins over the preset's flag, which stays when the catalog
+ * does not know (`undefined`). The same object when nothing changes.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openHost } from "@amber/cli";
+ * import { resolveProvider, withImages } from "./provider_settings.ts";
+ * const host = await openHost({ configDir: await Deno.makeTempDir() });
+ * const resolved = resolveProvider(host, { provider: "ollama" }, () => undefined);
+ * assert.equal(withImages(resolved, true).settings.images, true);
+ * assert.equal(withImages(resolved, undefined), resolved);
+ * await host.close();
+ * ```
+ */
+export function withImages(
+  resolved: ResolvedProvider,
+  images: boolean | undefined,
+): ResolvedProvider {
+  const wanted = images ?? resolved.preset.images === true;
+  if (wanted === (resolved.settings.images === true)) return resolved;
+  const { images: _images, ...settings } = resolved.settings;
+  return { ...resolved, settings: wanted ? { ...settings, images: true } : settings };
+}
+
+/**
  * The account request a wallet or allowance poll and readout use for this provider (without a
  * signal: the registry owns that).
  *

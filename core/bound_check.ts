@@ -52,6 +52,8 @@ export function axisOf(kind: CapabilityKind, id: string): BoundAxis | "phaseHook
       return "toolGates";
     case "guard":
       return "runEndGuards";
+    case "compactor":
+      return "compactors";
     case "action":
       return "actionKinds";
     case "state":
@@ -100,6 +102,7 @@ const NOUN: { readonly [A in BoundAxis | "phaseHooks"]: string } = {
   allowances: "allowance",
   toolGates: "tool gate",
   runEndGuards: "run-end guard",
+  compactors: "compactor",
   actionKinds: "action kind",
   stateKeys: "state key",
   phaseHooks: "hook",

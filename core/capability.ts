@@ -6,6 +6,7 @@
 
 import type { AllowanceCapability } from "./allowance.ts";
 import type { CommandCapability } from "./command.ts";
+import type { CompactorCapability } from "./compaction.ts";
 import type {
   ActionCapability,
   GateCapability,
@@ -46,5 +47,6 @@ export type Capability =
   | HookCapability
   | GateCapability
   | GuardCapability
+  | CompactorCapability
   | ActionCapability
   | StateKeyCapability;

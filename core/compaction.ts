@@ -86,7 +86,9 @@ export type CompactionNext = (input?: CompactionInput) => Promise<CompactionResu
  * (a plugin's after those it requires), the default strategy innermost: one that answers
  * without calling `next` replaces what comes after it; one that calls `next` extends it. A
  * result that breaks the rules of {@linkcode CompactionResult} is a fault of the plugin, and the
- * kernel uses the default strategy's result instead.
+ * kernel uses the default strategy's result instead. "After" means on the way out: a plugin's
+ * compactor wraps those of the plugins it requires, so it sees their result from `next` and has
+ * the last word (`ResolvedExecutionEnv.compactors` lists the chain outermost first).
  *
  * @example A strategy that only drops old tool output
  * ```ts

@@ -8,8 +8,8 @@
 
 /**
  * The dispatch key: which registry installs a capability. The eight harness kinds (tool, prompt,
- * status, panel, command, provider, wallet, allowance) and the five kernel extension kinds
- * (hook, gate, guard, action, state).
+ * status, panel, command, provider, wallet, allowance) and the six kernel extension kinds
+ * (hook, gate, guard, compactor, action, state).
  */
 export type CapabilityKind =
   | "tool"
@@ -23,6 +23,7 @@ export type CapabilityKind =
   | "hook"
   | "gate"
   | "guard"
+  | "compactor"
   | "action"
   | "state";
 
@@ -33,7 +34,7 @@ export type CapabilityKind =
  * ```ts
  * import assert from "node:assert/strict";
  * import { CAPABILITY_KINDS } from "@amber/core";
- * assert.equal(CAPABILITY_KINDS.length, 13);
+ * assert.equal(CAPABILITY_KINDS.length, 14);
  * ```
  */
 export const CAPABILITY_KINDS: readonly CapabilityKind[] = Object.freeze([
@@ -48,6 +49,7 @@ export const CAPABILITY_KINDS: readonly CapabilityKind[] = Object.freeze([
   "hook",
   "gate",
   "guard",
+  "compactor",
   "action",
   "state",
 ]);

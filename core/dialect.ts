@@ -20,12 +20,25 @@ export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" |
  */
 export type StreamEvent =
   | { readonly type: "text"; readonly delta: string }
-  | { readonly type: "reasoning"; readonly delta: string }
+  | {
+    readonly type: "reasoning";
+    readonly delta: string;
+    /**
+     * The wire field the delta came in, where a protocol has several (`reasoning_content` or
+     * `reasoning` on OpenAI-compatible servers); kept on the message as `reasoningField`.
+     */
+    readonly field?: string;
+  }
   /**
    * An opaque proof the provider attaches to the reasoning (Anthropic's thinking signature); it
    * must travel back with that reasoning on the next request.
    */
   | { readonly type: "reasoningSignature"; readonly signature: string }
+  /**
+   * An opaque proof the provider attaches to the answer's text (Gemini's `thoughtSignature` on
+   * a text part); it travels back with that text, to the same provider only.
+   */
+  | { readonly type: "textSignature"; readonly signature: string }
   | {
     readonly type: "toolCallStart";
     readonly index: number;

@@ -38,7 +38,12 @@ export interface ResolvedExecutionEnv {
   readonly gates: readonly NamedEntry<GateCapability>[];
   /** Run-end guards. */
   readonly guards: readonly NamedEntry<GuardCapability>[];
-  /** Compaction strategies, outermost first (the default strategy is the kernel's, innermost). */
+  /**
+   * Compaction strategies, outermost first (the default strategy is the kernel's, innermost).
+   * A plugin's compactors wrap those of the plugins it requires (reverse dependency order), so
+   * one that requires another to extend its strategy gets that strategy's result from `next`;
+   * within a plugin, the first registered is outermost.
+   */
   readonly compactors: readonly NamedEntry<CompactorCapability>[];
   /** Action kinds by name. */
   readonly actions: ReadonlyMap<string, NamedEntry<ActionCapability>>;

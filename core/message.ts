@@ -54,6 +54,17 @@ export type Message =
     readonly reasoning?: string;
     /** The provider's signature of `reasoning`, sent back with it (Anthropic thinking). */
     readonly reasoningSignature?: string;
+    /**
+     * The provider's signature of `content` (Gemini's `thoughtSignature` on a text part), sent
+     * back with it by the dialect that issued it.
+     */
+    readonly textSignature?: string;
+    /**
+     * The wire field `reasoning` came in, where a protocol has several (OpenAI-compatible
+     * servers say `reasoning_content` or `reasoning`): a dialect sends the reasoning back in the
+     * same field, and only to a server that sent it.
+     */
+    readonly reasoningField?: string;
     readonly toolCalls?: readonly ToolCall[];
   }
   | {

@@ -1,5 +1,5 @@
 /**
- * The registries port: the thirteen registries a runtime installs into, one per capability
+ * The registries port: the fourteen registries a runtime installs into, one per capability
  * kind. `@amber/registries` implements it; the runtime and the kernel only see this shape.
  *
  * @module
@@ -7,6 +7,7 @@
 
 import type { AllowanceRegistry } from "./allowance.ts";
 import type { CommandRegistry } from "./command.ts";
+import type { CompactorCapability } from "./compaction.ts";
 import type {
   ActionCapability,
   GateCapability,
@@ -23,7 +24,8 @@ import type { ToolRegistry } from "./tool_capability.ts";
 import type { WalletRegistry } from "./wallet.ts";
 
 /**
- * The eight registries, keyed by the capability kind each installs.
+ * The fourteen registries, keyed by the capability kind each installs: the eight harness kinds,
+ * then the kernel's six.
  */
 export interface Registries {
   /** Tools. */
@@ -48,6 +50,8 @@ export interface Registries {
   readonly gate: NamedRegistry<GateCapability>;
   /** Run-end guards. */
   readonly guard: NamedRegistry<GuardCapability>;
+  /** Compaction strategies. */
+  readonly compactor: NamedRegistry<CompactorCapability>;
   /** Action kinds. */
   readonly action: NamedRegistry<ActionCapability>;
   /** State keys. */

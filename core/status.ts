@@ -76,6 +76,18 @@ export interface StatusSnapshot {
   readonly wallet: string;
   /** The allowance readout (`5h 42%` or `-`). */
   readonly allowance: string;
+  /** Dollars of the turn running or last run, when the model's prices are known. */
+  readonly turnCost?: number;
+  /** Dollars over the session, when known. */
+  readonly sessionCost?: number;
+  /** The estimated tokens of the last request (after a compaction, of the compacted one). */
+  readonly contextTokens?: number;
+  /** The model's context window, in tokens, when known. */
+  readonly contextWindow?: number;
+  /** The share (0 to 1) of the last prompt read from the provider's cache, when reported. */
+  readonly cachedShare?: number;
+  /** The first prompt block that changed since the request before (the cache missed from it). */
+  readonly cacheBreak?: string;
 }
 
 /**

@@ -8,7 +8,12 @@
 
 import type { FinishReason, StreamDecoder, StreamSink } from "@amber/core";
 import { oneLine } from "./_error_text.ts";
-import { describeError, retryableType, STATUS_OF_ERROR_TYPE } from "./_anthropic_errors.ts";
+import {
+  describeError,
+  isOverflowError,
+  retryableType,
+  STATUS_OF_ERROR_TYPE,
+} from "./_anthropic_errors.ts";
 
 /** Maps Anthropic's `stop_reason`. */
 function finishOfStopReason(reason: string | undefined): FinishReason {
@@ -154,11 +159,14 @@ export class AnthropicDecoder implements StreamDecoder {
       case "error": {
         const error = event.error;
         const type = error?.type;
+        const body = { type, message: error?.message };
         this.#fail(
           sink,
-          describeError(undefined, { type, message: error?.message }, data),
+          describeError(undefined, body, data),
           retryableType(type),
           type === undefined ? undefined : STATUS_OF_ERROR_TYPE[type],
+          // Only with a message to read: a bare error event is no evidence of an overflow.
+          typeof body.message === "string" && isOverflowError(body, data),
         );
         return;
       }
@@ -242,6 +250,7 @@ export class AnthropicDecoder implements StreamDecoder {
       promptTokens: this.#inputTokens + this.#cacheRead + this.#cacheWrite,
       completionTokens: this.#outputTokens,
       cachedTokens: this.#cacheRead,
+      cacheWriteTokens: this.#cacheWrite,
     });
   }
 
@@ -259,13 +268,21 @@ export class AnthropicDecoder implements StreamDecoder {
   }
 
   /** Ends the response with an error: a stream that went wrong cannot be trusted further. */
-  #fail(sink: StreamSink, message: string, retryable: boolean, status?: number): void {
+  #fail(
+    sink: StreamSink,
+    message: string,
+    retryable: boolean,
+    status?: number,
+    contextOverflow = false,
+  ): void {
     this.#done = true;
-    sink(
-      status === undefined
-        ? { type: "error", message, retryable }
-        : { type: "error", message, retryable, status },
-    );
+    sink({
+      type: "error",
+      message,
+      retryable,
+      ...(status === undefined ? {} : { status }),
+      ...(contextOverflow ? { contextOverflow: true } : {}),
+    });
     this.#usage(sink);
     sink({ type: "finish", reason: "error" });
   }

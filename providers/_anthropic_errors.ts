@@ -71,6 +71,20 @@ export function describeError(
   });
 }
 
+/**
+ * Whether an error says the request is too long for the model's context window: "prompt is too
+ * long: 210000 tokens > 200000 maximum", or "input length and `max_tokens` exceed context
+ * limit". `body` is read when the error object says nothing.
+ */
+export function isOverflowError(error: ErrorBody | undefined, body: string): boolean {
+  const message = (error?.message ?? body).toLowerCase();
+  if (message.includes("prompt is too long")) return true;
+  if (error?.type !== undefined && error.type !== "invalid_request_error") return false;
+  return message.includes("context window") || message.includes("context length") ||
+    message.includes("too many tokens") ||
+    (message.includes("context") && message.includes("exceed"));
+}
+
 /** Whether an in-stream error type is worth retrying. */
 export function retryableType(type: string | undefined): boolean {
   return type === "overloaded_error" || type === "api_error" || type === "rate_limit_error" ||

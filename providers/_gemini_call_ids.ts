@@ -1,42 +1,35 @@
 /**
- * The ids of Gemini's function calls, which Gemini itself leaves out. They only have to be
- * unique within one conversation (the kernel pairs results with calls by id, a front end keys
- * its tool lines by it, and a conversation that moves to another provider sends them as that
- * provider's call ids), and never have to mean anything to Gemini, which pairs responses with
- * calls by name and order. So they are counted per dialect instance, that is per client, with
- * no state shared between sessions or runs, and each request moves the count past the
- * `call_<n>` ids its conversation already holds: a resumed session, or one whose client was
- * made anew, goes on numbering where its transcript left off. Private to the package.
+ * The ids of Gemini's function calls, which Gemini itself often leaves out. They never have to
+ * mean anything to Gemini (it pairs responses with calls by name and order, and these ids are
+ * not sent back), but amber needs them unique wherever calls meet: the kernel pairs results
+ * with calls by id, a front end keys its tool lines by it, a transcript resumed in another
+ * process goes on from calls made earlier, and a conversation that moves to another provider
+ * sends them as that provider's call ids. So each is `call_<process>_<n>`: a random tag made
+ * once per process and a count within it. Private to the package.
  *
  * @module
  */
 
-import type { Message } from "@amber/core";
+/** Random per process: 48 bits, so two processes pick the same tag about never. */
+const PROCESS_TAG: string = (() => {
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+})();
 
-const MADE_UP = /^call_(\d+)$/;
+let count = 0;
 
-/** Hands out `call_<n>` ids, in order, for the calls of one conversation. */
-export class CallIds {
-  #next = 0;
-
-  /** The next id. */
-  next(): string {
-    return `call_${this.#next++}`;
-  }
-
-  /** Moves past every `call_<n>` id among `messages`' tool calls, so none is handed out twice. */
-  skipPast(messages: readonly Message[]): void {
-    let next = this.#next;
-    for (const message of messages) {
-      if (message.role !== "assistant" || message.toolCalls === undefined) continue;
-      for (const call of message.toolCalls) {
-        const match = MADE_UP.exec(call.id);
-        if (match === null) continue;
-        const n = Number(match[1]);
-        // An id too long to count exactly cannot collide with one counted from zero anyway.
-        if (Number.isSafeInteger(n) && n >= next) next = n + 1;
-      }
-    }
-    this.#next = next;
-  }
+/**
+ * A call id no other call of this process or of another one gets.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { madeUpCallId } from "./_gemini_call_ids.ts";
+ * const [a, b] = [madeUpCallId(), madeUpCallId()];
+ * assert.match(a, /^call_[0-9a-f]{12}_\d+$/);
+ * assert.notEqual(a, b);
+ * ```
+ */
+export function madeUpCallId(): string {
+  return `call_${PROCESS_TAG}_${count++}`;
 }

@@ -9,8 +9,9 @@
 
 import type { FinishReason, StreamDecoder, StreamSink } from "@amber/core";
 import { oneLine } from "./_error_text.ts";
-import type { CallIds } from "./_gemini_call_ids.ts";
+import { madeUpCallId } from "./_gemini_call_ids.ts";
 import { describeError, type GeminiError, readError, retryableStatus } from "./_gemini_errors.ts";
+import { ArgumentsBuilder, type PartialArg } from "./_gemini_partial_args.ts";
 
 interface GeminiChunk {
   candidates?: {
@@ -31,7 +32,25 @@ interface GeminiChunk {
 interface GeminiPart {
   text?: string;
   thought?: boolean;
-  functionCall?: { id?: string; name?: string; args?: unknown };
+  thoughtSignature?: string;
+  functionCall?: FunctionCall;
+}
+
+interface FunctionCall {
+  id?: string;
+  name?: string;
+  args?: unknown;
+  partialArgs?: PartialArg[];
+  willContinue?: boolean;
+}
+
+/** A call whose arguments are still streaming in. */
+interface OpenCall {
+  readonly index: number;
+  readonly id: string;
+  readonly name: string;
+  signature: string | undefined;
+  readonly args: ArgumentsBuilder;
 }
 
 function finishOfReason(reason: string, calls: boolean): FinishReason {
@@ -65,9 +84,9 @@ const BACKSLASH = 92;
 
 /** Decodes one Gemini response stream into neutral events. */
 export class GeminiDecoder implements StreamDecoder {
-  readonly #ids: CallIds;
   #done = false;
   #calls = 0;
+  #open: OpenCall | undefined = undefined;
   #finishReason: string | undefined = undefined;
   #usageSeen = false;
   #prompt = 0;
@@ -79,11 +98,6 @@ export class GeminiDecoder implements StreamDecoder {
   #depth = 0;
   #inString = false;
   #escaped = false;
-
-  /** A decoder that names id-less calls from `ids`, the conversation's own counter. */
-  constructor(ids: CallIds) {
-    this.#ids = ids;
-  }
 
   /** One `data:` chunk. */
   event(_name: string | undefined, data: string, sink: StreamSink): void {
@@ -121,7 +135,9 @@ export class GeminiDecoder implements StreamDecoder {
       for (let i = 0; i < parts.length; i++) {
         const part = parts[i];
         const text = part.text;
-        if (text !== undefined) {
+        if (part.functionCall !== undefined) {
+          this.#call(part.functionCall, part.thoughtSignature, sink);
+        } else if (text !== undefined) {
           if (text.length > 0) {
             sink(
               part.thought === true
@@ -129,14 +145,18 @@ export class GeminiDecoder implements StreamDecoder {
                 : { type: "text", delta: text },
             );
           }
-        } else if (part.functionCall !== undefined) {
-          this.#call(part.functionCall, sink);
+          // Gemini signs the turn's text (often on a last, empty part); it goes back with it.
+          if (part.thoughtSignature) {
+            sink({ type: "textSignature", signature: part.thoughtSignature });
+          }
         }
       }
     }
     const reason = candidate.finishReason;
     if (reason === undefined) return;
     this.#finishReason = reason;
+    // A call still streaming when the response finishes has all the arguments it will get.
+    this.#close(sink);
     if (reason === "MALFORMED_FUNCTION_CALL" || reason === "UNEXPECTED_TOOL_CALL") {
       const detail = candidate.finishMessage ? `: ${oneLine(candidate.finishMessage)}` : "";
       // Retryable: the model may well produce a valid call on another try.
@@ -182,6 +202,7 @@ export class GeminiDecoder implements StreamDecoder {
     }
     const raw = this.#finishReason;
     if (raw === undefined) {
+      this.#open = undefined;
       this.#fail(sink, "the stream ended before the model finished (no finishReason)", true);
       return;
     }
@@ -191,16 +212,49 @@ export class GeminiDecoder implements StreamDecoder {
     sink({ type: "finish", reason, raw });
   }
 
-  #call(call: { id?: string; name?: string; args?: unknown }, sink: StreamSink): void {
+  /**
+   * One `functionCall` part: a whole call, or a piece of one whose arguments stream in. A
+   * streamed call opens with its name and `willContinue`, goes on in parts without a name that
+   * carry `partialArgs`, and ends with a part whose `willContinue` is not set (Gemini sends an
+   * empty `functionCall`).
+   */
+  #call(call: FunctionCall, signature: string | undefined, sink: StreamSink): void {
+    const open = this.#open;
+    if (open !== undefined && !call.name) {
+      if (signature && open.signature === undefined) open.signature = signature;
+      if (call.args !== undefined) open.args.merge(call.args);
+      if (call.partialArgs !== undefined) open.args.apply(call.partialArgs);
+      if (call.willContinue !== true) this.#close(sink);
+      return;
+    }
+    // A named call while another is open starts anew: the open one got all it will.
+    this.#close(sink);
     const name = call.name;
     // A nameless call cannot be answered; it is dropped, as every dialect does.
     if (!name) return;
     const index = this.#calls++;
-    const id = call.id || this.#ids.next();
-    const args = call.args === undefined || call.args === null ? "{}" : JSON.stringify(call.args);
+    const id = call.id || madeUpCallId();
     sink({ type: "toolCallStart", index, id, name });
+    const args = new ArgumentsBuilder();
+    if (call.args !== undefined) args.merge(call.args);
+    if (call.partialArgs !== undefined) args.apply(call.partialArgs);
+    this.#open = { index, id, name, signature: signature || undefined, args };
+    if (call.willContinue !== true) this.#close(sink);
+  }
+
+  /** Ends the call whose arguments were streaming in, if one is. */
+  #close(sink: StreamSink): void {
+    const call = this.#open;
+    if (call === undefined) return;
+    this.#open = undefined;
+    const { index, id, name, signature } = call;
+    const args = call.args.json();
     sink({ type: "toolCallDelta", index, delta: args });
-    sink({ type: "toolCallEnd", index, id, name, arguments: args });
+    sink(
+      signature === undefined
+        ? { type: "toolCallEnd", index, id, name, arguments: args }
+        : { type: "toolCallEnd", index, id, name, arguments: args, signature },
+    );
   }
 
   #flushRaw(sink: StreamSink): void {

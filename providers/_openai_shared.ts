@@ -37,6 +37,8 @@ export interface DecodedError {
   readonly retryable: boolean;
   /** An HTTP-like status the error carried, when it had one. */
   readonly status?: number;
+  /** The error says the request does not fit the model's context window. */
+  readonly contextOverflow?: boolean;
 }
 
 interface ErrorFields {
@@ -106,7 +108,14 @@ export function streamError(value: unknown): DecodedError {
     ? isRetryableStatus(status)
     : fields.label !== undefined && RETRYABLE_LABELS.has(fields.label);
   const text = joinLines(errorLine({ label: fields.label, message }));
-  return status === undefined ? { message: text, retryable } : { message: text, retryable, status };
+  const error: { message: string; retryable: boolean; status?: number; contextOverflow?: true } = {
+    message: text,
+    retryable,
+  };
+  if (status !== undefined) error.status = status;
+  // A server that streams before it checks the prompt's length reports an overflow in-stream.
+  if (status !== 429 && saysContextOverflow(text)) error.contextOverflow = true;
+  return error;
 }
 
 /**
@@ -128,11 +137,16 @@ export function unframedError(line: string): DecodedError | undefined {
 
 /** Reports `error` as an `error` event, then `finish: error`. */
 export function emitFailure(sink: StreamSink, error: DecodedError): void {
-  sink(
-    error.status === undefined
-      ? { type: "error", message: error.message, retryable: error.retryable }
-      : { type: "error", message: error.message, retryable: error.retryable, status: error.status },
-  );
+  const event: {
+    type: "error";
+    message: string;
+    retryable: boolean;
+    status?: number;
+    contextOverflow?: boolean;
+  } = { type: "error", message: error.message, retryable: error.retryable };
+  if (error.status !== undefined) event.status = error.status;
+  if (error.contextOverflow === true) event.contextOverflow = true;
+  sink(event);
   sink({ type: "finish", reason: "error" });
 }
 
@@ -209,12 +223,43 @@ export function openaiErrorMessage(status: number, body: string): string {
   return bodyLine(status, clip(body.trim(), 300));
 }
 
-/** Whether the error says the prompt does not fit the model's context window. */
-export function isOpenAIContextOverflow(_status: number, body: string): boolean {
-  const text = body.toLowerCase();
-  return text.includes("context_length_exceeded") ||
-    text.includes("maximum context length") ||
-    text.includes("exceeds the context window");
+/**
+ * How OpenAI and the servers that speak its protocols say a request does not fit the model's
+ * context window, lower-cased: OpenAI's code and its two wordings (Chat Completions, which
+ * vLLM, DeepSeek, Mistral, Groq and OpenRouter share, and Responses); llama.cpp's error type
+ * and message; LM Studio's; Ollama's; Moonshot's; xAI's; Gemini's OpenAI endpoint; and
+ * Anthropic's wording as routers pass it on.
+ */
+const OVERFLOW_WORDINGS: readonly string[] = [
+  "context_length_exceeded",
+  "maximum context length",
+  "exceeds the context window",
+  "exceed_context_size_error",
+  "exceeds the available context size",
+  "context size has been exceeded",
+  "context the overflows",
+  "greater than the context length",
+  "exceeds the context length",
+  "longer than the maximum model length",
+  "exceeded model token limit",
+  "maximum prompt length is",
+  "exceeds the maximum number of tokens allowed",
+  "prompt is too long",
+];
+
+/** Whether `text` says the request does not fit the model's context window. */
+function saysContextOverflow(text: string): boolean {
+  const lower = text.toLowerCase();
+  for (const wording of OVERFLOW_WORDINGS) if (lower.includes(wording)) return true;
+  return false;
+}
+
+/**
+ * Whether the error says the prompt does not fit the model's context window. A 429 never does:
+ * a rate limit on tokens per minute also speaks of a request too large.
+ */
+export function isOpenAIContextOverflow(status: number, body: string): boolean {
+  return status !== 429 && saysContextOverflow(body);
 }
 
 /** The ids of a `{"data":[{"id":...}]}` listing, sorted; none for a body that is not one. */

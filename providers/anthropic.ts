@@ -9,11 +9,18 @@
  *   tool result that follows already tells the model what went wrong.
  * - Assistant reasoning goes back as a thinking block only with the signature Anthropic issued
  *   for it (`reasoningSignature`); unsigned reasoning is not sent back.
- * - Prompt caching: the system prompt's last block and the conversation's last block carry
- *   `cache_control: {type: "ephemeral"}`, so an agent loop re-reads its prefix at cache prices
- *   (tools come first in the cache order, so the system breakpoint covers them too).
+ * - Prompt caching: `cache_control: {type: "ephemeral"}` marks the last tool definition, the
+ *   system block, and the last block of the last two user turns (four breakpoints, the API's
+ *   most), so an agent loop re-reads its whole prefix at cache prices; see `_anthropic_body.ts`.
  * - `promptTokens` counts every input token (`input_tokens` plus cache reads and writes), as
- *   OpenAI's `prompt_tokens` does; `cachedTokens` is the cache reads.
+ *   OpenAI's `prompt_tokens` does; `cachedTokens` is the cache reads (`cache_read_input_tokens`)
+ *   and `cacheWriteTokens` the writes (`cache_creation_input_tokens`).
+ * - A request too long for the model's window ("prompt is too long: N tokens > M maximum", or
+ *   input plus `max_tokens` over the limit) is a context overflow (`isContextOverflow`, and an
+ *   in-stream error of that kind carries `contextOverflow`), so the kernel compacts and retries.
+ *   A response that stops with `model_context_window_exceeded` finishes with `length` (raw
+ *   reason kept): its output is real and billed, the request itself fit, and the usage it
+ *   reports lets the kernel compact before the next step.
  * - An `error` event, a chunk that is not JSON, or a stream that ends before any `stop_reason`
  *   (a cut connection) ends the response at once with an `error` event and `finish: error`, as
  *   in every dialect: a stream that went wrong cannot be trusted further. Usage known by then is
@@ -38,53 +45,20 @@ import type {
   AllowanceSnapshot,
   ChatRequest,
   HttpRequestSpec,
-  Message,
   ProviderSettings,
   StreamDecoder,
   SyncDialect,
 } from "@amber/core";
 import { anthropicAllowance } from "./_anthropic_allowance.ts";
 import { AnthropicDecoder } from "./_anthropic_decoder.ts";
-import { describeError, readErrorBody } from "./_anthropic_errors.ts";
-import { argumentsObject } from "./_arguments.ts";
-import { toolImages } from "./_tool_images.ts";
+import { AnthropicBodyWriter } from "./_anthropic_body.ts";
+import { describeError, isOverflowError, readErrorBody } from "./_anthropic_errors.ts";
 
 export { anthropicAllowance } from "./_anthropic_allowance.ts";
+export { anthropicBody } from "./_anthropic_body.ts";
 
 /** The API version every request names. */
 const ANTHROPIC_VERSION = "2023-06-01";
-
-/** `max_tokens` is required by the API; this is what a request without one asks for. */
-const DEFAULT_MAX_TOKENS = 8192;
-
-/** The API's smallest thinking budget. */
-const MIN_THINKING_BUDGET = 1024;
-
-/** Thinking budgets by reasoning effort. */
-const THINKING_BUDGETS: { readonly [effort: string]: number } = {
-  minimal: 1024,
-  low: 2048,
-  medium: 8192,
-  high: 16384,
-  xhigh: 32768,
-  max: 32768,
-};
-
-const CACHE_CONTROL = { type: "ephemeral" } as const;
-
-/** The image types the Messages API takes. */
-const IMAGE_TYPES: ReadonlySet<string> = new Set([
-  "image/jpeg",
-  "image/png",
-  "image/gif",
-  "image/webp",
-]);
-
-type Block = Record<string, unknown>;
-interface WireMessage {
-  role: "user" | "assistant";
-  content: Block[];
-}
 
 /**
  * The URL for an API path. A base URL that already ends in `/v1` (a common way to write it)
@@ -107,189 +81,6 @@ function headersFor(settings: ProviderSettings): Record<string, string> {
 }
 
 /**
- * The thinking budget for a reasoning effort: a named effort, a number of tokens, or undefined
- * when thinking is off ("none", "off"). An effort this dialect does not know reads as medium.
- */
-function thinkingBudget(effort: string | undefined): number | undefined {
-  if (effort === undefined) return undefined;
-  const key = effort.trim().toLowerCase();
-  if (key === "" || key === "none" || key === "off" || key === "disabled") return undefined;
-  const known = THINKING_BUDGETS[key];
-  if (known !== undefined) return known;
-  const number = Number(key);
-  if (Number.isFinite(number) && number > 0) {
-    return Math.max(MIN_THINKING_BUDGET, Math.floor(number));
-  }
-  return THINKING_BUDGETS.medium;
-}
-
-function toWireMessages(
-  messages: readonly Message[],
-  settings: Pick<ProviderSettings, "images"> | undefined,
-): { system: string[]; turns: WireMessage[] } {
-  const system: string[] = [];
-  const turns: WireMessage[] = [];
-  const append = (role: "user" | "assistant", blocks: Block[]): void => {
-    if (blocks.length === 0) return;
-    const last = turns[turns.length - 1];
-    if (last !== undefined && last.role === role) last.content.push(...blocks);
-    else turns.push({ role, content: blocks });
-  };
-  for (const message of messages) {
-    switch (message.role) {
-      case "system":
-        if (message.content.length > 0) system.push(message.content);
-        break;
-      case "user":
-        // The API rejects empty text blocks, so an empty message contributes nothing.
-        if (message.content.length > 0) append("user", [{ type: "text", text: message.content }]);
-        break;
-      case "assistant": {
-        const blocks: Block[] = [];
-        // Signed thinking goes back first: with thinking on, the API requires it on the
-        // assistant turn that made tool calls. Unsigned reasoning cannot be sent back at all.
-        if (message.reasoning && message.reasoningSignature) {
-          blocks.push({
-            type: "thinking",
-            thinking: message.reasoning,
-            signature: message.reasoningSignature,
-          });
-        }
-        if (message.content.length > 0) blocks.push({ type: "text", text: message.content });
-        for (const call of message.toolCalls ?? []) {
-          if (call.name.length === 0) continue;
-          blocks.push({
-            type: "tool_use",
-            id: call.id,
-            name: call.name,
-            input: argumentsObject(call.arguments),
-          });
-        }
-        append("assistant", blocks);
-        break;
-      }
-      case "tool": {
-        const block: Block = { type: "tool_result", tool_use_id: message.toolCallId };
-        const { sent, text } = toolImages(message, settings, IMAGE_TYPES);
-        // `content` may be omitted but not empty, and a text block may not be empty either.
-        if (sent.length > 0) {
-          block.content = [
-            ...(text.length > 0 ? [{ type: "text", text }] : []),
-            ...sent.map((image) => ({
-              type: "image",
-              source: { type: "base64", media_type: image.mimeType, data: image.data },
-            })),
-          ];
-        } else if (text.length > 0) {
-          block.content = text;
-        }
-        if (message.isError) block.is_error = true;
-        append("user", [block]);
-        break;
-      }
-    }
-  }
-  return { system, turns };
-}
-
-/**
- * The Anthropic Messages request body for a chat request (what `chatRequest` sends, as an
- * object). A tool result's images go in its content as image blocks when `settings.images` is
- * true (JPEG, PNG, GIF and WebP, the types the API takes); otherwise a line of its text says
- * what was left out.
- *
- * @example
- * ```ts
- * import { anthropicBody } from "@amber/providers/anthropic";
- * import assert from "node:assert/strict";
- * const body = anthropicBody({
- *   model: "claude-sonnet-4-5",
- *   messages: [{ role: "system", content: "Be terse." }, { role: "user", content: "Hi" }],
- *   tools: [],
- * });
- * assert.equal(body.max_tokens, 8192);
- * assert.equal(body.stream, true);
- * ```
- *
- * @example A screenshot a tool returned, to a model that takes images
- * ```ts
- * import { anthropicBody } from "@amber/providers/anthropic";
- * import assert from "node:assert/strict";
- * const body = anthropicBody({
- *   model: "claude-sonnet-4-5",
- *   messages: [
- *     { role: "user", content: "Look" },
- *     {
- *       role: "assistant",
- *       content: "",
- *       toolCalls: [{ id: "toolu_1", name: "screenshot", arguments: "{}" }],
- *     },
- *     {
- *       role: "tool",
- *       toolCallId: "toolu_1",
- *       name: "screenshot",
- *       content: "the screen",
- *       images: [{ mimeType: "image/png", data: "iVBORw0KGgo=" }],
- *     },
- *   ],
- *   tools: [],
- * }, { images: true });
- * const turns = body.messages as { content: { type: string; content?: unknown }[] }[];
- * assert.deepEqual(turns[2].content[0].content, [
- *   { type: "text", text: "the screen" },
- *   { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
- * ]);
- * ```
- */
-export function anthropicBody(
-  request: ChatRequest,
-  settings?: Pick<ProviderSettings, "images">,
-): Record<string, unknown> {
-  const { system, turns } = toWireMessages(request.messages, settings);
-  const budget = thinkingBudget(request.reasoningEffort);
-  let maxTokens = request.maxTokens ?? DEFAULT_MAX_TOKENS + (budget ?? 0);
-  let thinking: number | undefined = budget;
-  if (thinking !== undefined && thinking >= maxTokens) {
-    // The budget counts towards max_tokens and must stay below it; leave room for an answer.
-    thinking = Math.min(thinking, maxTokens - 1);
-    if (thinking < MIN_THINKING_BUDGET) thinking = undefined;
-  }
-  if (maxTokens < 1) maxTokens = 1;
-  const body: Record<string, unknown> = { model: request.model, max_tokens: maxTokens };
-  if (system.length > 0) {
-    body.system = [{ type: "text", text: system.join("\n\n"), cache_control: CACHE_CONTROL }];
-  }
-  const lastTurn = turns[turns.length - 1];
-  if (lastTurn !== undefined) {
-    const blocks = lastTurn.content;
-    const index = blocks.length - 1;
-    blocks[index] = { ...blocks[index], cache_control: CACHE_CONTROL };
-  }
-  body.messages = turns;
-  if (request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => {
-      const schema = tool.parameters;
-      return {
-        name: tool.name,
-        description: tool.description,
-        // The API insists on an object schema; a tool declared without one takes no arguments.
-        input_schema: schema.type === "object"
-          ? schema
-          : { type: "object", properties: {}, ...schema },
-      };
-    });
-  }
-  body.stream = true;
-  if (thinking !== undefined) {
-    body.thinking = { type: "enabled", budget_tokens: thinking };
-  } else if (request.temperature !== undefined) {
-    // With thinking on, the API accepts no temperature but 1, so it is not sent then.
-    body.temperature = request.temperature;
-  }
-  return body;
-}
-
-/**
  * The Anthropic Messages dialect (flavor `anthropic`).
  *
  * @example
@@ -309,6 +100,8 @@ export function anthropicBody(
  * ```
  */
 export function anthropicDialect(): SyncDialect {
+  // Per dialect, so that each committed message is serialized once for all the requests.
+  const writer = new AnthropicBodyWriter();
   return {
     flavor: "anthropic",
     chatRequest(settings: ProviderSettings, request: ChatRequest): HttpRequestSpec {
@@ -316,7 +109,7 @@ export function anthropicDialect(): SyncDialect {
         url: apiUrl(settings.baseUrl, "messages"),
         method: "POST",
         headers: headersFor(settings),
-        body: JSON.stringify(anthropicBody(request, settings)),
+        body: writer.write(request, settings),
       };
     },
     decoder(): StreamDecoder {
@@ -334,13 +127,7 @@ export function anthropicDialect(): SyncDialect {
     },
     isContextOverflow(status: number, body: string): boolean {
       if (status !== 400 && status !== 413) return false;
-      const error = readErrorBody(body);
-      const message = (error?.message ?? body).toLowerCase();
-      if (message.includes("prompt is too long")) return true;
-      if (error?.type !== undefined && error.type !== "invalid_request_error") return false;
-      return message.includes("context window") || message.includes("context length") ||
-        message.includes("too many tokens") ||
-        (message.includes("context") && message.includes("exceed"));
+      return isOverflowError(readErrorBody(body), body);
     },
     modelsRequest(settings: ProviderSettings): HttpRequestSpec {
       // One page of up to 1,000 holds every model Anthropic lists.

@@ -11,12 +11,14 @@ import type {
   ChatRequest,
   Dialect,
   HttpRequestSpec,
+  ModelInfo,
   ProviderSettings,
   StreamEvent,
   StreamSink,
 } from "@amber/core";
 import { credentialSafeHeaders, Redactor } from "./_credentials.ts";
 import { errorText, networkReason } from "./_failure_text.ts";
+import { parseModelFacts } from "./model_facts.ts";
 import { ProviderError } from "./_provider_error.ts";
 import {
   type Failure,
@@ -504,6 +506,60 @@ export class ProviderClient {
    * ```
    */
   async models(signal?: AbortSignal): Promise<string[]> {
+    const { dialect, url, status, text } = await this.#listing(signal, true);
+    try {
+      // There is a parseModels: #listing checked, before anything was sent.
+      const models = dialect.parseModels!(text);
+      return models instanceof Promise ? await models : models;
+    } catch (error) {
+      throw this.#unreadableListing(url, status, error);
+    }
+  }
+
+  /**
+   * Lists the models the API offers with what its answer says of each (context window, output
+   * limit, prices, abilities; see `parseModelFacts` of `@amber/providers/model-catalog`), by the
+   * same request as {@linkcode ProviderClient.models}.
+   *
+   * @throws {ProviderError} when the protocol cannot list models, the API cannot be reached, it
+   * answers with an error, or its answer cannot be read; the message names the URL.
+   *
+   * @example
+   * ```ts
+   * import type { Dialect, ProviderSettings } from "@amber/core";
+   * import { ProviderClient } from "@amber/providers";
+   * import assert from "node:assert/strict";
+   * const dialect = {
+   *   flavor: "demo",
+   *   modelsRequest: (settings: ProviderSettings) => ({
+   *     url: `${settings.baseUrl}/models`,
+   *     method: "GET",
+   *     headers: {},
+   *   }),
+   * } as unknown as Dialect;
+   * const client = new ProviderClient(dialect, { baseUrl: "http://127.0.0.1:8080/v1" }, {
+   *   fetch: () => Promise.resolve(new Response('{"data":[{"id":"local","max_model_len":32768}]}')),
+   * });
+   * const [model] = await client.listModelFacts();
+   * assert.equal(model.contextWindow, 32_768);
+   * ```
+   */
+  async listModelFacts(signal?: AbortSignal): Promise<ModelInfo[]> {
+    const { url, status, text } = await this.#listing(signal, false);
+    try {
+      return parseModelFacts(text);
+    } catch (error) {
+      throw this.#unreadableListing(url, status, error);
+    }
+  }
+
+  // The models request, sent and answered with success; reading the body is the caller's. The
+  // plain listing needs the dialect's parseModels; the facts are read the same way for every
+  // protocol.
+  async #listing(
+    signal: AbortSignal | undefined,
+    needsParser: boolean,
+  ): Promise<{ dialect: Dialect; url: string; status: number; text: string }> {
     let dialect: Dialect;
     try {
       dialect = this.#dialect ?? await this.#loading;
@@ -514,7 +570,9 @@ export class ProviderClient {
         { cause: this.#redactor.safeCause(error) },
       );
     }
-    if (dialect.modelsRequest === undefined || dialect.parseModels === undefined) {
+    if (
+      dialect.modelsRequest === undefined || (needsParser && dialect.parseModels === undefined)
+    ) {
       throw new ProviderError(`the ${dialect.flavor} protocol cannot list models`, {
         url: this.#redact(this.#settings.baseUrl),
         retryable: false,
@@ -567,16 +625,15 @@ export class ProviderClient {
         { url, status, retryable: await this.#isRetryable(status, text) },
       );
     }
-    try {
-      const models = dialect.parseModels(text);
-      return models instanceof Promise ? await models : models;
-    } catch (error) {
-      throw new ProviderError(
-        this.#redact(`the models listing from ${url} could not be read: ${errorText(error)}`),
-        { url, status, retryable: false },
-        { cause: this.#redactor.safeCause(error) },
-      );
-    }
+    return { dialect, url, status, text };
+  }
+
+  #unreadableListing(url: string, status: number, error: unknown): ProviderError {
+    return new ProviderError(
+      this.#redact(`the models listing from ${url} could not be read: ${errorText(error)}`),
+      { url, status, retryable: false },
+      { cause: this.#redactor.safeCause(error) },
+    );
   }
 
   /** One request under this client's deadline, its `fetch`, and the caller's `signal`. */

@@ -3,16 +3,25 @@
  * from `data:` chunks of `GenerateContentResponse` into amber's neutral stream events.
  *
  * Decisions the wire leaves open, written down here:
- * - Function calls arrive whole; each becomes `toolCallStart`, one `toolCallDelta` with the whole
- *   arguments and `toolCallEnd`, indexed in arrival order. A call without an id gets
- *   `call_<n>`, counted per dialect instance (per client) and past every `call_<n>` the
- *   conversation already holds, so ids never collide across turns, on resume, or across
- *   providers should a session switch, while nothing is shared between sessions. Those ids, and
+ * - A function call arrives whole (`args`), or, from Gemini 3 asked to stream arguments, in
+ *   pieces: a part with the name and `willContinue`, parts with `partialArgs` (a JSON path and a
+ *   value each; a string may go on over several), and a part without `willContinue`. Either
+ *   way it becomes `toolCallStart` when it begins, then one `toolCallDelta` with the whole
+ *   arguments and `toolCallEnd` when it is complete, indexed in arrival order. A call without
+ *   an id gets `call_<process>_<n>`, a random tag per process and a count, so ids never collide
+ *   across turns, resumes, processes, or providers should a session switch. Those ids, and
  *   OpenAI-style `call_` ids, are not sent back: Gemini pairs responses with calls by name and
  *   order; an id Gemini issued is echoed.
- * - Replayed function calls carry Gemini's documented `skip_thought_signature_validator`
- *   signature, since the neutral transcript keeps no thought signatures and Gemini 3 rejects a
- *   replayed call without one. Reasoning is not sent back: unsigned thoughts mean nothing to it.
+ * - Thought signatures go back where they came from: a function call's on that call's part
+ *   (`toolCallEnd.signature`, `ToolCall.signature`), a text part's on the answer's text
+ *   (`textSignature`). A replayed call with no signature of its own (from another provider, or
+ *   a transcript older than signatures) carries Gemini's documented
+ *   `skip_thought_signature_validator`, since Gemini 3 rejects a call without one; the calls
+ *   Gemini itself left unsigned after a signed one (parallel calls) go back unsigned. Reasoning
+ *   is not sent back: Gemini does not need its thought summaries.
+ * - Each committed message is serialized once per dialect instance and the request body is put
+ *   together from those pieces, so building a request costs little more late in a long
+ *   session than early.
  * - `completionTokens` is `candidatesTokenCount + thoughtsTokenCount` (Gemini bills both as
  *   output; OpenAI's `completion_tokens` includes reasoning too); `reasoningTokens` is the
  *   thoughts; `cachedTokens` is `cachedContentTokenCount`. Usage is cumulative, so one usage
@@ -46,47 +55,16 @@
 import type {
   ChatRequest,
   HttpRequestSpec,
-  Message,
   ProviderSettings,
   StreamDecoder,
   SyncDialect,
 } from "@amber/core";
-import { argumentsObject } from "./_arguments.ts";
-import { CallIds } from "./_gemini_call_ids.ts";
 import { GeminiDecoder } from "./_gemini_decoder.ts";
 import { describeError, readErrorBody, retryableStatus } from "./_gemini_errors.ts";
-import { isObject, toGeminiSchema } from "./_gemini_schema.ts";
-import { toolImages } from "./_tool_images.ts";
+import { BodyWriter, declarationOf, generationConfig, toContents } from "./_gemini_request.ts";
+import { isObject } from "./_gemini_schema.ts";
 
 export { toGeminiSchema } from "./_gemini_schema.ts";
-
-/** The signature Gemini documents for replayed calls whose real signature is unknown. */
-const SKIP_SIGNATURE = "skip_thought_signature_validator";
-
-/** The image types the API takes inline. */
-const IMAGE_TYPES: ReadonlySet<string> = new Set([
-  "image/png",
-  "image/jpeg",
-  "image/webp",
-  "image/heic",
-  "image/heif",
-]);
-
-/** Thinking budgets by reasoning effort; -1 is Gemini's "dynamic". */
-const THINKING_BUDGETS: { readonly [effort: string]: number } = {
-  minimal: 512,
-  low: 2048,
-  medium: 8192,
-  high: 24576,
-  xhigh: 24576,
-  max: 24576,
-};
-
-type Part = Record<string, unknown>;
-interface Content {
-  role: "user" | "model";
-  parts: Part[];
-}
 
 /** The URL for an API path; a base already ending in `/v1beta` does not get a second one. */
 function apiUrl(baseUrl: string, path: string): string {
@@ -100,81 +78,6 @@ function headersFor(settings: ProviderSettings, json: boolean): Record<string, s
   const headers: Record<string, string> = json ? { "content-type": "application/json" } : {};
   if (settings.apiKey) headers["x-goog-api-key"] = settings.apiKey;
   return headers;
-}
-
-/** Whether an id came from a provider that pairs by id (Gemini) rather than from us or OpenAI. */
-function echoableId(id: string): boolean {
-  return id.length > 0 && !id.startsWith("call_");
-}
-
-function thinkingConfig(effort: string | undefined): Record<string, unknown> | undefined {
-  if (effort === undefined) return undefined;
-  const key = effort.trim().toLowerCase();
-  // "none" leaves the model's default: some Gemini models cannot turn thinking off at all.
-  if (key === "" || key === "none" || key === "off" || key === "disabled") return undefined;
-  const number = Number(key);
-  const budget = THINKING_BUDGETS[key] ??
-    (Number.isFinite(number) && number > 0 ? Math.floor(number) : -1);
-  return { thinkingBudget: budget, includeThoughts: true };
-}
-
-function toContents(
-  messages: readonly Message[],
-  settings: Pick<ProviderSettings, "images"> | undefined,
-): { system: string[]; contents: Content[] } {
-  const system: string[] = [];
-  const contents: Content[] = [];
-  const append = (role: "user" | "model", parts: Part[]): void => {
-    if (parts.length === 0) return;
-    const last = contents[contents.length - 1];
-    if (last !== undefined && last.role === role) last.parts.push(...parts);
-    else contents.push({ role, parts });
-  };
-  // The images of a turn's tool results follow all of its function responses, so the responses
-  // stay together, in the order of the calls they answer.
-  let images: Part[] = [];
-  for (const message of messages) {
-    if (images.length > 0 && message.role !== "tool") {
-      append("user", images);
-      images = [];
-    }
-    switch (message.role) {
-      case "system":
-        if (message.content.length > 0) system.push(message.content);
-        break;
-      case "user":
-        if (message.content.length > 0) append("user", [{ text: message.content }]);
-        break;
-      case "assistant": {
-        const parts: Part[] = [];
-        if (message.content.length > 0) parts.push({ text: message.content });
-        for (const call of message.toolCalls ?? []) {
-          if (call.name.length === 0) continue;
-          const functionCall: Part = { name: call.name, args: argumentsObject(call.arguments) };
-          if (echoableId(call.id)) functionCall.id = call.id;
-          parts.push({ functionCall, thoughtSignature: SKIP_SIGNATURE });
-        }
-        append("model", parts);
-        break;
-      }
-      case "tool": {
-        const { sent, text } = toolImages(message, settings, IMAGE_TYPES);
-        const functionResponse: Part = {
-          name: message.name,
-          // Gemini's convention: `output` for a result, `error` for a failure.
-          response: message.isError ? { error: text } : { output: text },
-        };
-        if (echoableId(message.toolCallId)) functionResponse.id = message.toolCallId;
-        append("user", [{ functionResponse }]);
-        for (const image of sent) {
-          images.push({ inlineData: { mimeType: image.mimeType, data: image.data } });
-        }
-        break;
-      }
-    }
-  }
-  append("user", images);
-  return { system, contents };
 }
 
 /**
@@ -233,30 +136,16 @@ export function geminiBody(
   const body: Record<string, unknown> = { contents };
   if (system.length > 0) body.systemInstruction = { parts: [{ text: system.join("\n\n") }] };
   if (request.tools.length > 0) {
-    body.tools = [{
-      functionDeclarations: request.tools.map((tool) => {
-        const declaration: Record<string, unknown> = {
-          name: tool.name,
-          description: tool.description,
-        };
-        const parameters = toGeminiSchema(tool.parameters);
-        if (parameters !== undefined) declaration.parameters = parameters;
-        return declaration;
-      }),
-    }];
+    body.tools = [{ functionDeclarations: request.tools.map(declarationOf) }];
   }
-  const config: Record<string, unknown> = {};
-  if (request.maxTokens !== undefined) config.maxOutputTokens = request.maxTokens;
-  if (request.temperature !== undefined) config.temperature = request.temperature;
-  const thinking = thinkingConfig(request.reasoningEffort);
-  if (thinking !== undefined) config.thinkingConfig = thinking;
-  if (Object.keys(config).length > 0) body.generationConfig = config;
+  const config = generationConfig(request);
+  if (config !== undefined) body.generationConfig = config;
   return body;
 }
 
 /**
- * The Gemini dialect (flavor `gemini`). Each call makes a dialect with its own count of made-up
- * call ids (see the module notes), so one dialect serves one client and its conversations.
+ * The Gemini dialect (flavor `gemini`). Each call makes a dialect with its own cache of
+ * serialized messages (see the module notes); one dialect serves one client.
  *
  * @example
  * ```ts
@@ -272,12 +161,10 @@ export function geminiBody(
  * ```
  */
 export function geminiDialect(): SyncDialect {
-  const ids = new CallIds();
+  const writer = new BodyWriter();
   return {
     flavor: "gemini",
     chatRequest(settings: ProviderSettings, request: ChatRequest): HttpRequestSpec {
-      // The response to this request continues the conversation's numbering.
-      ids.skipPast(request.messages);
       let model = request.model;
       if (model.startsWith("models/")) model = model.slice(7);
       return {
@@ -287,11 +174,11 @@ export function geminiDialect(): SyncDialect {
         ),
         method: "POST",
         headers: headersFor(settings, true),
-        body: JSON.stringify(geminiBody(request, settings)),
+        body: writer.write(request, settings),
       };
     },
     decoder(): StreamDecoder {
-      return new GeminiDecoder(ids);
+      return new GeminiDecoder();
     },
     isRetryable(status: number, _body: string): boolean {
       return retryableStatus(status);

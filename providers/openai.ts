@@ -22,13 +22,11 @@ import type {
   ChatRequest,
   FinishReason,
   HttpRequestSpec,
-  Message,
   ProviderSettings,
   StreamDecoder,
   StreamEvent,
   StreamSink,
   SyncDialect,
-  ToolDefinition,
 } from "@amber/core";
 import {
   type DecodedError,
@@ -46,7 +44,7 @@ import {
   unframedError,
   usageEvent,
 } from "./_openai_shared.ts";
-import { dataUrl, toolImages } from "./_tool_images.ts";
+import { ChatCompletionsBody } from "./_chat_completions_body.ts";
 
 /**
  * Options of {@linkcode openaiDialect}.
@@ -74,15 +72,22 @@ export interface OpenAIDialectOptions {
  *
  * Requests: `POST {baseUrl}/chat/completions` with `stream: true` and
  * `stream_options.include_usage`; `authorization: Bearer <key>` only when there is a key.
- * System messages stay where they are; an assistant turn's reasoning is not sent back (no
- * compatible field exists and some servers reject one). A tool message takes text only, so
- * when `settings.images` is true the images of a run of tool results follow it as one user
- * message of `image_url` data URLs; otherwise a line of each result says what was left out.
+ * System messages stay where they are. An assistant message's reasoning goes back only to the
+ * kind of server that sent it, in the field it came in (`reasoning_content` or `reasoning`, as
+ * the message's `reasoningField` records; OpenAI itself sends none and rejects unknown
+ * fields): DeepSeek's thinking mode needs it for the turn under way and for every turn that
+ * called tools, and ignores it elsewhere, so other turns' reasoning is left out. A tool message
+ * takes text only, so when `settings.images` is true the images of a run of tool results follow
+ * it as one user message of `image_url` data URLs; otherwise a line of each result says what
+ * was left out. Each committed message is serialized once per dialect instance and the body
+ * joined from those pieces, so building a request costs little more at step 1,000 than at 20.
  *
  * Decoding: text from `delta.content`; reasoning from `delta.reasoning_content` or
- * `delta.reasoning` (compatible servers); tool calls by `index`, started when their name is
- * known, ended (in index order, `"{}"` for empty arguments) at the finish reason; a call that
- * never got a name is dropped. The finish is held until `[DONE]` (or the end of the stream)
+ * `delta.reasoning` (compatible servers), each delta naming its field; usage with cache reads
+ * from `prompt_tokens_details.cached_tokens` (DeepSeek: `prompt_cache_hit_tokens`) and
+ * reasoning tokens from `completion_tokens_details`; tool calls by `index`, started when their
+ * name is known, ended (in index order, `"{}"` for empty arguments) at the finish reason; a call
+ * that never got a name is dropped. The finish is held until `[DONE]` (or the end of the stream)
  * because OpenAI sends the usage chunk after the finish reason; usage is reported once (the last
  * total, for servers that repeat it); a `stop` after tool calls is reported as `tool_calls`, as
  * some compatible servers say `stop` for those. An `{"error":...}` object in the
@@ -104,25 +109,15 @@ export interface OpenAIDialectOptions {
  * ```
  */
 export function openaiDialect(options: OpenAIDialectOptions = {}): SyncDialect {
-  const maxTokensField = options.maxTokensField ?? "max_completion_tokens";
+  const body = new ChatCompletionsBody(options.maxTokensField ?? "max_completion_tokens");
   return {
     flavor: "openai",
     chatRequest(settings: ProviderSettings, request: ChatRequest): HttpRequestSpec {
-      const body: Record<string, unknown> = {
-        model: request.model,
-        messages: chatMessages(request.messages, settings),
-        stream: true,
-        stream_options: { include_usage: true },
-      };
-      if (request.tools.length > 0) body.tools = chatTools(request.tools);
-      if (request.maxTokens !== undefined) body[maxTokensField] = request.maxTokens;
-      if (request.temperature !== undefined) body.temperature = request.temperature;
-      if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort;
       return {
         url: `${trimBase(settings.baseUrl)}/chat/completions`,
         method: "POST",
         headers: jsonHeaders(settings.apiKey),
-        body: JSON.stringify(body),
+        body: body.build(settings, request),
       };
     },
     decoder(): StreamDecoder {
@@ -134,82 +129,6 @@ export function openaiDialect(options: OpenAIDialectOptions = {}): SyncDialect {
     modelsRequest,
     parseModels: parseOpenAIModels,
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Requests
-
-function chatTools(tools: readonly ToolDefinition[]): unknown[] {
-  return tools.map((tool) => ({
-    type: "function",
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-  }));
-}
-
-/** The image types the Chat Completions API takes. */
-const IMAGE_TYPES: ReadonlySet<string> = new Set([
-  "image/png",
-  "image/jpeg",
-  "image/gif",
-  "image/webp",
-]);
-
-function chatMessages(
-  messages: readonly Message[],
-  settings: Pick<ProviderSettings, "images">,
-): unknown[] {
-  const out: unknown[] = [];
-  // A tool message holds text only: a run of tool results' images follows the run as one user
-  // message (the tool messages must directly follow the assistant's calls), each image after a
-  // line naming the call it came from.
-  let images: unknown[] = [];
-  for (const message of messages) {
-    if (images.length > 0 && message.role !== "tool") {
-      out.push({ role: "user", content: images });
-      images = [];
-    }
-    switch (message.role) {
-      case "system":
-      case "user":
-        out.push({ role: message.role, content: message.content });
-        break;
-      case "assistant": {
-        const calls = message.toolCalls;
-        if (calls === undefined || calls.length === 0) {
-          out.push({ role: "assistant", content: message.content });
-          break;
-        }
-        out.push({
-          role: "assistant",
-          // OpenAI wants null, not "", beside tool calls; some compatible servers reject "".
-          content: message.content === "" ? null : message.content,
-          tool_calls: calls.map((call) => ({
-            id: call.id,
-            type: "function",
-            function: { name: call.name, arguments: call.arguments === "" ? "{}" : call.arguments },
-          })),
-        });
-        break;
-      }
-      case "tool": {
-        const { sent, text } = toolImages(message, settings, IMAGE_TYPES);
-        out.push({ role: "tool", tool_call_id: message.toolCallId, content: text });
-        if (sent.length > 0) {
-          images.push({
-            type: "text",
-            text: `The image${sent.length === 1 ? "" : "s"} that ${message.name} ` +
-              `(call ${message.toolCallId}) returned:`,
-          });
-          for (const image of sent) {
-            images.push({ type: "image_url", image_url: { url: dataUrl(image) } });
-          }
-        }
-        break;
-      }
-    }
-  }
-  if (images.length > 0) out.push({ role: "user", content: images });
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -238,6 +157,12 @@ interface WireUsage {
   readonly completion_tokens?: number | null;
   readonly prompt_tokens_details?: { readonly cached_tokens?: number | null } | null;
   readonly completion_tokens_details?: { readonly reasoning_tokens?: number | null } | null;
+  /** DeepSeek: the prompt tokens read from its context cache. */
+  readonly prompt_cache_hit_tokens?: number | null;
+  /** DeepSeek: the prompt tokens not in its cache. */
+  readonly prompt_cache_miss_tokens?: number | null;
+  /** Moonshot: the prompt tokens read from its cache. */
+  readonly cached_tokens?: number | null;
 }
 
 interface WireChunk {
@@ -284,9 +209,14 @@ class ChatCompletionsDecoder implements StreamDecoder {
       if (choice !== null && choice !== undefined) {
         const delta = choice.delta;
         if (delta !== undefined && delta !== null) {
-          const reasoning = delta.reasoning_content ?? delta.reasoning;
-          if (typeof reasoning === "string" && reasoning.length > 0) {
-            sink({ type: "reasoning", delta: reasoning });
+          // The field is kept with the reasoning: it goes back in the same one.
+          const reasoning = delta.reasoning_content;
+          if (reasoning !== undefined && reasoning !== null) {
+            if (reasoning.length > 0) {
+              sink({ type: "reasoning", delta: reasoning, field: "reasoning_content" });
+            }
+          } else if (typeof delta.reasoning === "string" && delta.reasoning.length > 0) {
+            sink({ type: "reasoning", delta: delta.reasoning, field: "reasoning" });
           }
           const content = delta.content;
           if (typeof content === "string" && content.length > 0) {
@@ -448,10 +378,16 @@ function finishReason(raw: string): FinishReason {
 }
 
 function usageOf(usage: WireUsage): StreamEvent {
+  const hits = usage.prompt_cache_hit_tokens;
+  const misses = usage.prompt_cache_miss_tokens;
+  // DeepSeek counts cache hits and misses apart (their sum is the prompt); Moonshot reports
+  // `cached_tokens` beside the totals; OpenAI and most others under `prompt_tokens_details`.
+  const prompt = usage.prompt_tokens ??
+    (typeof hits === "number" && typeof misses === "number" ? hits + misses : undefined);
   return usageEvent(
-    usage.prompt_tokens,
+    prompt,
     usage.completion_tokens,
-    usage.prompt_tokens_details?.cached_tokens,
+    usage.prompt_tokens_details?.cached_tokens ?? hits ?? usage.cached_tokens,
     usage.completion_tokens_details?.reasoning_tokens,
   );
 }

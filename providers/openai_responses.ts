@@ -21,13 +21,11 @@ import type {
   ChatRequest,
   FinishReason,
   HttpRequestSpec,
-  Message,
   ProviderSettings,
   StreamDecoder,
   StreamEvent,
   StreamSink,
   SyncDialect,
-  ToolDefinition,
 } from "@amber/core";
 import {
   type DecodedError,
@@ -45,7 +43,7 @@ import {
   unframedError,
   usageEvent,
 } from "./_openai_shared.ts";
-import { dataUrl, toolImages } from "./_tool_images.ts";
+import { ResponsesBody } from "./_responses_body.ts";
 
 /**
  * The OpenAI Responses dialect.
@@ -57,12 +55,14 @@ import { dataUrl, toolImages } from "./_tool_images.ts";
  * whole conversation. An assistant turn's reasoning is not sent back (the API only takes its
  * own encrypted reasoning items). A tool result's images go in its output as `input_image`
  * data URLs beside an `input_text` when `settings.images` is true; otherwise a line of its
- * text says what was left out.
+ * text says what was left out. Each committed message is serialized once per dialect instance
+ * and the body joined from those pieces, so a request's cost stays flat as the session grows.
  *
  * Decoding: `response.output_text.delta` is text; reasoning summary and reasoning text deltas
  * are reasoning; a `function_call` output item is a tool call indexed by its `output_index`,
  * ended with the arguments its `done` event reports. `response.completed` reports usage and
- * finishes with `tool_calls` when the model called a tool, else `stop`; `response.incomplete`
+ * finishes with `tool_calls` when the model called a tool, else `stop` (cache reads from
+ * `input_tokens_details`, reasoning from `output_tokens_details`); `response.incomplete`
  * finishes with `length` (or `content_filter`); an `error` event or `response.failed` reports an
  * error and finishes with `error`, as does a malformed chunk or a stream that ends before the
  * response does.
@@ -81,26 +81,15 @@ import { dataUrl, toolImages } from "./_tool_images.ts";
  * ```
  */
 export function openaiResponsesDialect(): SyncDialect {
+  const body = new ResponsesBody();
   return {
     flavor: "openai_responses",
     chatRequest(settings: ProviderSettings, request: ChatRequest): HttpRequestSpec {
-      const { instructions, input } = responsesInput(request.messages, settings);
-      const body: Record<string, unknown> = { model: request.model };
-      if (instructions !== undefined) body.instructions = instructions;
-      body.input = input;
-      if (request.tools.length > 0) body.tools = responsesTools(request.tools);
-      body.stream = true;
-      body.store = false;
-      if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
-      if (request.temperature !== undefined) body.temperature = request.temperature;
-      if (request.reasoningEffort !== undefined) {
-        body.reasoning = { effort: request.reasoningEffort };
-      }
       return {
         url: `${trimBase(settings.baseUrl)}/responses`,
         method: "POST",
         headers: jsonHeaders(settings.apiKey),
-        body: JSON.stringify(body),
+        body: body.build(settings, request),
       };
     },
     decoder(): StreamDecoder {
@@ -112,69 +101,6 @@ export function openaiResponsesDialect(): SyncDialect {
     modelsRequest,
     parseModels: parseOpenAIModels,
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Requests
-
-function responsesTools(tools: readonly ToolDefinition[]): unknown[] {
-  return tools.map((tool) => ({
-    type: "function",
-    name: tool.name,
-    description: tool.description,
-    parameters: tool.parameters,
-    strict: false,
-  }));
-}
-
-/** The image types the Responses API takes. */
-const IMAGE_TYPES: ReadonlySet<string> = new Set([
-  "image/png",
-  "image/jpeg",
-  "image/gif",
-  "image/webp",
-]);
-
-function responsesInput(
-  messages: readonly Message[],
-  settings: Pick<ProviderSettings, "images">,
-): { instructions: string | undefined; input: unknown[] } {
-  const system: string[] = [];
-  const input: unknown[] = [];
-  for (const message of messages) {
-    switch (message.role) {
-      case "system":
-        system.push(message.content);
-        break;
-      case "user":
-        input.push({ role: "user", content: message.content });
-        break;
-      case "assistant":
-        if (message.content !== "") input.push({ role: "assistant", content: message.content });
-        for (const call of message.toolCalls ?? []) {
-          input.push({
-            type: "function_call",
-            call_id: call.id,
-            name: call.name,
-            arguments: call.arguments === "" ? "{}" : call.arguments,
-          });
-        }
-        break;
-      case "tool": {
-        const { sent, text } = toolImages(message, settings, IMAGE_TYPES);
-        input.push({
-          type: "function_call_output",
-          call_id: message.toolCallId,
-          output: sent.length === 0 ? text : [
-            ...(text === "" ? [] : [{ type: "input_text", text }]),
-            ...sent.map((image) => ({ type: "input_image", image_url: dataUrl(image) })),
-          ],
-        });
-        break;
-      }
-    }
-  }
-  return { instructions: system.length === 0 ? undefined : system.join("\n\n"), input };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 /**
  * The registries of the kernel's extension points: phase hooks, tool gates, run-end guards,
- * action kinds and state keys. All five are one named registry: an entry per capability, its
- * name unique across the harness, a collision naming both plugins.
+ * compactors, action kinds and state keys. All six are one named registry: an entry per
+ * capability, its name unique across the harness, a collision naming both plugins.
  *
  * @example
  * ```ts
@@ -34,6 +34,7 @@
 
 import {
   type ActionCapability,
+  type CompactorCapability,
   failed,
   type GateCapability,
   type GuardCapability,
@@ -53,6 +54,7 @@ type NamedCapability =
   | HookCapability
   | GateCapability
   | GuardCapability
+  | CompactorCapability
   | ActionCapability
   | StateKeyCapability;
 
@@ -92,6 +94,13 @@ const GUARD: NamedKind<GuardCapability> = {
   label: "run-end guard",
   check: (capability) =>
     typeof capability.decide === "function" ? undefined : "has no decide function",
+};
+
+const COMPACTOR: NamedKind<CompactorCapability> = {
+  kind: "compactor",
+  label: "compactor",
+  check: (capability) =>
+    typeof capability.compact === "function" ? undefined : "has no compact function",
 };
 
 const ACTION: NamedKind<ActionCapability> = {
@@ -209,6 +218,46 @@ export function createGuardRegistry(): NamedRegistry<GuardCapability> {
 }
 
 /**
+ * Creates an empty registry of compactors. A compactor's `compact` must be a function; names
+ * are unique across the harness. The registry keeps registration order; the execution
+ * environment puts them in chain order (see `buildEnvironment`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createCompactorRegistry } from "@amber/registries/extensions";
+ * import { type CompactorCapability, EventBus } from "@amber/core";
+ *
+ * const compactors = createCompactorRegistry();
+ * const services = {
+ *   owner: "trim",
+ *   tools: { get: () => undefined, list: () => [] },
+ *   events: new EventBus(),
+ *   config: () => ({ plugins: {} }),
+ *   host: {},
+ *   workspace: { root: "/tmp" },
+ * };
+ * const trim: CompactorCapability = {
+ *   kind: "compactor",
+ *   name: "trim",
+ *   compact: (input, next) => next(input),
+ * };
+ * const result = compactors.install("trim", trim, services);
+ * assert.ok(result.status === "installed");
+ * const clash = compactors.install("other", trim, services);
+ * assert.ok(clash.status === "failed");
+ * assert.equal(clash.error, "compactor 'trim' of plugin 'other' collides with the compactor of plugin 'trim'");
+ * const broken = { kind: "compactor", name: "broken" } as unknown as CompactorCapability;
+ * assert.equal(compactors.install("b", broken, services).status, "failed");
+ * result.contribution.remove();
+ * assert.equal(compactors.list().length, 0);
+ * ```
+ */
+export function createCompactorRegistry(): NamedRegistry<CompactorCapability> {
+  return createNamedRegistry(COMPACTOR);
+}
+
+/**
  * Creates an empty registry of action kinds. An action's `run` must be a function; names are
  * unique across the harness.
  *
@@ -270,7 +319,7 @@ export function createStateKeyRegistry(): NamedRegistry<StateKeyCapability> {
   return createNamedRegistry(STATE);
 }
 
-// The one implementation behind all five. The capability itself is the record's value, and the
+// The one implementation behind all six. The capability itself is the record's value, and the
 // record is the contribution handle, so an install allocates one object besides its result.
 function createNamedRegistry<C extends NamedCapability>(spec: NamedKind<C>): NamedRegistry<C> {
   const map = new OwnedMap<C>();

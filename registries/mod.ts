@@ -1,8 +1,8 @@
 /**
  * `@amber/registries`: one registry per capability kind, each also importable on its own
  * (`@amber/registries/tools`, `/prompts`, `/status`, `/panels`, `/commands`, `/providers`,
- * `/wallets`, `/allowances`, and `/extensions` for the kernel's five), and
- * {@linkcode createRegistries} to build all thirteen at once.
+ * `/wallets`, `/allowances`, and `/extensions` for the kernel's six), and
+ * {@linkcode createRegistries} to build all fourteen at once.
  *
  * @example
  * ```ts
@@ -20,6 +20,7 @@ import { createAllowanceRegistry } from "./allowances.ts";
 import { type CoreCommandRoots, createCommandRegistry } from "./commands.ts";
 import {
   createActionRegistry,
+  createCompactorRegistry,
   createGateRegistry,
   createGuardRegistry,
   createHookRegistry,
@@ -55,7 +56,7 @@ export interface RegistriesOptions {
 }
 
 /**
- * Builds the thirteen registries: the eight harness kinds, then the kernel's five.
+ * Builds the fourteen registries: the eight harness kinds, then the kernel's six.
  *
  * @example
  * ```ts
@@ -64,7 +65,7 @@ export interface RegistriesOptions {
  * const registries = createRegistries({
  *   onRenderError: (owner, name) => console.error(owner, name),
  * });
- * assert.equal(Object.keys(registries).length, 13);
+ * assert.equal(Object.keys(registries).length, 14);
  * ```
  */
 export function createRegistries(options: RegistriesOptions = {}): Registries {
@@ -84,6 +85,7 @@ export function createRegistries(options: RegistriesOptions = {}): Registries {
     hook: createHookRegistry(),
     gate: createGateRegistry(),
     guard: createGuardRegistry(),
+    compactor: createCompactorRegistry(),
     action: createActionRegistry(),
     state: createStateKeyRegistry(),
   };

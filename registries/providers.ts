@@ -145,6 +145,9 @@ function presetProblem(preset: Preset): string | undefined {
   if (preset.images !== undefined && typeof preset.images !== "boolean") {
     return "has an images that is not a boolean";
   }
+  if (preset.catalog !== undefined && typeof preset.catalog !== "string") {
+    return "has a catalog that is not a string";
+  }
   return undefined;
 }
 
@@ -337,12 +340,13 @@ export function createProviderRegistry(options: ProviderRegistryOptions = {}): P
       slots[0] = { entry: { flavor, owner }, dialect };
     }
     for (let i = 0; i < presets.length; i++) {
-      const { name, baseUrl, defaultModel, requiresKey, keyEnv, images } = presets[i];
+      const { name, baseUrl, defaultModel, requiresKey, keyEnv, images, catalog } = presets[i];
       ids[first + i] = name;
       const slot = keyEnv === undefined
         ? { name, flavor: presets[i].flavor, baseUrl, defaultModel, requiresKey, owner }
         : { name, flavor: presets[i].flavor, baseUrl, defaultModel, requiresKey, keyEnv, owner };
-      slots[first + i] = images === undefined ? slot : { ...slot, images };
+      const withImages = images === undefined ? slot : { ...slot, images };
+      slots[first + i] = catalog === undefined ? withImages : { ...withImages, catalog };
     }
     const handle = map.installAll(ids, owner, slots, "provider", capability.name);
     if (handle === undefined) return failed(`${where(capability, owner)} could not be added`);

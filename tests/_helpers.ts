@@ -28,6 +28,7 @@ export const OPEN_BOUND: CapabilityBound = {
   allowances: any(),
   toolGates: any(),
   runEndGuards: any(),
+  compactors: any(),
   actionKinds: any(),
   stateKeys: any(),
   phaseHooks: PHASE_HOOK_POINTS,
@@ -120,6 +121,8 @@ export function capabilityOf(kind: CapabilityKind, key: string): Capability {
       return { kind, name: `g_${key}`, check: () => ({ kind: "allow" }) };
     case "guard":
       return { kind, name: `guard_${key}`, decide: () => ({ kind: "complete" }) };
+    case "compactor":
+      return { kind, name: `comp_${key}`, compact: (input, next) => next(input) };
     case "action":
       return {
         kind,

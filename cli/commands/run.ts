@@ -11,12 +11,12 @@
 
 import { type ApprovalPolicy, type CommandOutcome, walkCommandTree } from "@amber/core";
 import type { ApprovalAnswer } from "@amber/core/kernel";
-import { intOption, UsageError } from "../args.ts";
+import { intOption, type ParsedArgs, UsageError } from "../args.ts";
 import type { CliCommand, CommandContext, Io } from "../command.ts";
 import { dispatchWithin } from "../command_deadline.ts";
 import type { Host } from "../host.ts";
 import { isMcpLog } from "../mcp_logs.ts";
-import { AgentSession, describeEnd, exitCodeOf, HeldDiagnostics } from "../session/mod.ts";
+import { AgentSession, describeEnd, dollars, exitCodeOf, HeldDiagnostics } from "../session/mod.ts";
 import { sanitizeText } from "../tui/lines.ts";
 import { runPrinter } from "./run_printer.ts";
 
@@ -33,9 +33,12 @@ export const runCommand: CliCommand = {
                                   without one), allow, or refuse
       [--max-steps N]             at most N model calls (default 50)
       [--resume ID] [--json]      continue a session; write the events as JSON lines
+      [--compact-at SHARE]        compact the conversation before a request would fill this
+                                  share of the model's context window (0.85 or 85%; else
+                                  compaction.at in config.yaml, else 0.85)
   run "/COMMAND args"             run a command first; one that answers with a prompt (an
                                   MCP server's, /mcp__SERVER__PROMPT) sends it to the model`,
-  options: ["provider", "model", "base-url", "approve", "max-steps", "resume"],
+  options: ["provider", "model", "base-url", "approve", "max-steps", "resume", "compact-at"],
   flags: ["json"],
   run,
 };
@@ -49,6 +52,7 @@ async function run(context: CommandContext): Promise<number> {
     throw new UsageError(`--approve must be one of ${APPROVALS.join(", ")}, got '${approve}'`);
   }
   const maxSteps = intOption(parsed, "max-steps", 50);
+  const compactAt = shareOption(parsed, "compact-at");
   const json = parsed.switches.has("json");
 
   const controller = new AbortController();
@@ -79,6 +83,7 @@ async function run(context: CommandContext): Promise<number> {
       // `amber run` asks by default whatever config.yaml says: a headless run is explicit.
       approval: approve,
       maxSteps,
+      ...(compactAt === undefined ? {} : { compactAt }),
     });
   } catch (error) {
     diagnostics.release();
@@ -157,6 +162,15 @@ async function run(context: CommandContext): Promise<number> {
     if (cause.kind !== "completed" && !json) {
       io.err(`amber: ${sanitizeText(session.redact(describeEnd(cause)))}`);
     }
+    // Said like the tool lines, on stderr, terminal or not; --json has it on the usage events.
+    const spent = session.turnCost;
+    if (spent !== undefined && !json) {
+      const total = session.cost ?? spent;
+      io.err(
+        `amber: this turn cost ${dollars(spent)}` +
+          (total - spent > 0.0005 ? ` (the session ${dollars(total)})` : ""),
+      );
+    }
     const account = session.account()!;
     if (Deno.stderr.isTerminal() && !json) {
       await Promise.race([
@@ -231,6 +245,24 @@ async function slashCommand(host: Host, line: string): Promise<CommandOutcome | 
   }
   const arg = words.slice(used).join(" ");
   return await dispatchWithin(host.runtime, host.registries.command, root.name, path, arg);
+}
+
+// A share of the context window: above 0 and at most 1, as a fraction (0.85) or a percent (85%).
+function shareOption(parsed: ParsedArgs, name: string): number | undefined {
+  const raw = parsed.options.get(name);
+  if (raw === undefined) return undefined;
+  const text = raw.trim();
+  const percent = text.endsWith("%");
+  const number = /^\d*\.?\d+$/.test(percent ? text.slice(0, -1) : text)
+    ? Number(percent ? text.slice(0, -1) : text) / (percent ? 100 : 1)
+    : NaN;
+  if (!(number > 0 && number <= 1)) {
+    throw new UsageError(
+      `--${name} must be a share of the context window above 0 and at most 1 ` +
+        `(like 0.85, or 85%), got '${raw}'`,
+    );
+  }
+  return number;
 }
 
 // A gate's question (`why` set) is asked every time, so it offers no "always".

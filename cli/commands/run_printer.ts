@@ -1,7 +1,9 @@
 /**
  * The front end of `amber run` and `amber demo`: a session's events written as text (the answer
- * streams to stdout; tool activity and everything else go to stderr, so `amber run ... >
- * answer.md` captures just the answer) or, with `--json`, as JSON lines on stdout.
+ * streams to stdout; tool activity, compactions and everything else go to stderr, so `amber run
+ * ... > answer.md` captures just the answer) or, with `--json`, as JSON lines on stdout (a
+ * call's `usage` with its `cost` in dollars when the prices are known, each `request` with its
+ * estimated size, `compactionStarted` and `compactionFinished`).
  *
  * What a model or a tool wrote reaches the terminal with its control characters removed
  * (newlines and tabs kept), so it cannot write the clipboard, clear the screen or move the
@@ -11,7 +13,7 @@
  */
 
 import type { Io } from "../command.ts";
-import { describeEnd, type SessionListener } from "../session/mod.ts";
+import { describeCompaction, describeEnd, type SessionListener } from "../session/mod.ts";
 import { sanitizeText } from "../tui/lines.ts";
 
 /**
@@ -110,6 +112,11 @@ function textPrinter(io: Io, options: RunPrinterOptions): SessionListener {
       case "steer":
         endLine();
         io.err(`↻ ${sanitizeText(event.guard)}: ${sanitizeText(event.feedback)}`);
+        break;
+      case "compactionStarted":
+      case "compactionFinished":
+        endLine();
+        io.err(`amber: ${sanitizeText(describeCompaction(event))}`);
         break;
       case "end":
         endLine();

@@ -5,10 +5,14 @@
  */
 
 import { configDir } from "@amber/core";
-import { listSessions } from "@amber/core/kernel";
+import { listSessions, type SessionSummary } from "@amber/core/kernel";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import { table } from "../text_table.ts";
+
+// The summary's cost and compactions, optional: a session written before amber priced its
+// steps, or one whose model had no known prices, has no cost.
+type Summary = SessionSummary & { readonly cost?: number; readonly compactions?: number };
 
 /** `amber sessions`. */
 export const sessionsCommand: CliCommand = {
@@ -24,11 +28,12 @@ export const sessionsCommand: CliCommand = {
       return 0;
     }
     context.io.out(table(
-      ["id", "created", "steps", "model", "first prompt"],
-      sessions.map((s) => [
+      ["id", "created", "steps", "cost", "model", "first prompt"],
+      sessions.map((s: Summary) => [
         s.id,
         s.created.slice(0, 19).replace("T", " "),
-        String(s.steps),
+        s.compactions ? `${s.steps} (${s.compactions} compacted)` : String(s.steps),
+        dollars(s.cost),
         s.model ?? "-",
         s.problem ? `(${s.problem}) ${s.title}` : s.title,
       ]),
@@ -36,3 +41,21 @@ export const sessionsCommand: CliCommand = {
     return 0;
   },
 };
+
+/**
+ * A session's cost for the table: cents for a dollar or more, tenths of a cent below that (a
+ * short session on a cheap model costs less than one), `-` when unknown.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { dollars } from "./sessions.ts";
+ * assert.equal(dollars(12.345), "$12.35");
+ * assert.equal(dollars(0.0123), "$0.012");
+ * assert.equal(dollars(undefined), "-");
+ * ```
+ */
+export function dollars(cost: number | undefined): string {
+  if (cost === undefined || !Number.isFinite(cost)) return "-";
+  return `$${cost.toFixed(cost >= 1 || cost === 0 ? 2 : 3)}`;
+}

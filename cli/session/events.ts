@@ -22,8 +22,22 @@ export type SessionNotice =
   | { readonly type: "torn"; readonly id: string; readonly movedTo: string }
   | { readonly type: "retry"; readonly message: string };
 
-/** One event of a session's stream: the kernel's, or the session's own. */
-export type SessionEvent = RunEvent | SessionNotice;
+/**
+ * A model call's token counts as the session passes them on: with `cost`, the dollars of that
+ * call, when the model's prices are known (the catalog's, or `models:` in config.yaml). A
+ * provider may report a call's usage more than once as it goes; each report prices the call as
+ * it stands, so the last one is what the call cost.
+ */
+export type UsageEvent = Extract<RunEvent, { readonly type: "usage" }> & {
+  /** The call's cost in dollars, when the prices are known. */
+  readonly cost?: number;
+};
+
+/** One event of a session's stream: the kernel's (usage priced), or the session's own. */
+export type SessionEvent =
+  | Exclude<RunEvent, { readonly type: "usage" }>
+  | UsageEvent
+  | SessionNotice;
 
 /** Receives a session's events. */
 export type SessionListener = (event: SessionEvent) => void;

@@ -45,6 +45,7 @@ export {
   AgentSession,
   type AgentSessionOptions,
   type ApprovalHandler,
+  type CompactionOutcome,
   type SessionHostServices,
   type TurnOptions,
 } from "./session.ts";
@@ -54,7 +55,10 @@ export {
   type SessionEvent,
   type SessionListener,
   type SessionNotice,
+  type UsageEvent,
 } from "./events.ts";
+export { type CompactionEvent, describeCompaction, dollars, tokenCount } from "./figures.ts";
+export { DEFAULT_COMPACT_AT } from "./budget.ts";
 export { type ProviderResolution, providerSnapshot, resolveProviderFor } from "./provider.ts";
 export { SessionBusyError } from "./session_lock.ts";
 export { HeldDiagnostics } from "./held_diagnostics.ts";

@@ -12,25 +12,30 @@
  */
 
 import type { McpSamplingRequest, McpSamplingResult } from "@amber/mcp";
-import type {
-  AllowanceSnapshot,
-  ApprovalPolicy,
-  FileLock,
-  Message,
-  StateCommand,
-  StatusSnapshot,
-  SubagentService,
+import {
+  type AllowanceSnapshot,
+  type ApprovalPolicy,
+  costOf,
+  type FileLock,
+  type Message,
+  type ModelInfo,
+  type StateCommand,
+  type StatusSnapshot,
+  type SubagentService,
 } from "@amber/core";
 import {
   type ApprovalAnswer,
   type ApprovalRequest,
+  compactConversation,
   newSessionId,
   runAgent,
+  type RunEvent,
   type RunOptions,
   type RunResult,
   SessionFile,
 } from "@amber/core/kernel";
 import { ProviderClient } from "@amber/providers/client";
+import { resolveModelInfo } from "@amber/providers/model-catalog";
 import type { Host, HostOptions } from "../host.ts";
 import {
   accountSettings,
@@ -38,7 +43,9 @@ import {
   type ProviderOverrides,
   requireKey,
   type ResolvedProvider,
+  withImages,
 } from "../provider_settings.ts";
+import { pricedEvent, type RunBudget, runBudget, savedCost, Spending } from "./budget.ts";
 import { describeEnd, type SessionEvent, type SessionListener } from "./events.ts";
 import { providerSnapshot, resolveProviderFor } from "./provider.ts";
 import { ProtectedPaths, protectedPathsGate } from "./protected_paths.ts";
@@ -70,6 +77,25 @@ export interface AgentSessionOptions {
   readonly maxSteps?: number;
   /** Reads an environment variable (the key); `Deno.env.get` by default. */
   readonly env?: EnvReader;
+  /**
+   * The share of the model's context window a request may fill before the conversation is
+   * compacted (`amber run --compact-at`); config.yaml's `compaction.at`, else 0.85, by default.
+   */
+  readonly compactAt?: number;
+}
+
+/** What {@linkcode AgentSession.compact} did. */
+export interface CompactionOutcome {
+  /** Whether the conversation is now the compacted one. */
+  readonly compacted: boolean;
+  /** The estimated tokens of the conversation before. */
+  readonly tokensBefore: number;
+  /** The estimated tokens after (the same as before when nothing was compacted). */
+  readonly tokensAfter: number;
+  /** Who made the compacted conversation: `default` or a compactor's name. */
+  readonly strategy?: string;
+  /** Why nothing was compacted (no conversation yet, a veto, a failed summary). */
+  readonly message?: string;
 }
 
 /** What one turn runs with. */
@@ -81,6 +107,9 @@ export interface TurnOptions {
 }
 
 const NEVER = new AbortController().signal;
+
+/** How long the provider's `/models` answer is waited for when learning a model's figures. */
+const LIST_TIMEOUT_MS = 10_000;
 
 /**
  * One agent session. See the module documentation of `@amber/cli/session` for an example
@@ -118,6 +147,11 @@ export class AgentSession {
   #state: StateCommand[] = [];
   #step = 0;
   #usage = { promptTokens: 0, completionTokens: 0 };
+  readonly #spending = new Spending();
+  // What the catalog says of each provider+model the session used; a switch back costs nothing.
+  readonly #infos = new Map<string, Promise<ModelInfo>>();
+  #info: { readonly key: string; readonly info: ModelInfo } | undefined;
+  #busy = false;
   #ask: ApprovalHandler | undefined;
 
   private constructor(options: AgentSessionOptions) {
@@ -208,6 +242,34 @@ export class AgentSession {
     return { ...this.#usage };
   }
 
+  /**
+   * Dollars over the session (a resumed one's earlier steps, sub-agents and sampling included),
+   * or undefined while no call's price was known. Calls whose model had no known prices count
+   * nothing.
+   */
+  get cost(): number | undefined {
+    return this.#spending.session;
+  }
+
+  /**
+   * Dollars of the turn running, or of the last one (its sub-agents included); undefined when
+   * no call's price was known, and after a reset.
+   */
+  get turnCost(): number | undefined {
+    return this.#spending.turn;
+  }
+
+  /**
+   * What the catalog says of the model in use (its window, prices, abilities), as learned
+   * before the last turn or compaction; only its id until then, and after a switch.
+   */
+  get info(): ModelInfo {
+    const info = this.#info;
+    return info !== undefined && info.key === this.#infoKey()
+      ? info.info
+      : { id: this.model, sources: [] };
+  }
+
   /** The account request for wallet and allowance readouts, when the provider resolved. */
   account(): { provider: string; baseUrl: string; apiKey?: string } | undefined {
     return this.#resolved === undefined ? undefined : accountSettings(this.#resolved);
@@ -240,6 +302,8 @@ export class AgentSession {
   async turn(prompt: string, options: TurnOptions = {}): Promise<RunResult> {
     this.ready();
     const signal = options.signal ?? NEVER;
+    this.#spending.startTurn();
+    const budget = await this.#budget();
     if (this.#file === undefined) {
       const id = newSessionId(new Date());
       // A new id cannot be held by anyone yet: the lock is taken alongside creating the file.
@@ -261,15 +325,24 @@ export class AgentSession {
     }
     const firstStep = this.#step;
     let next = firstStep;
+    // What the steps cost, as they end: the rest of the run's cost (a compaction's summary) is
+    // counted once the run says its total.
+    let stepsCost = 0;
     this.#ask = options.ask;
+    this.#busy = true;
     try {
-      const result = await this.#run(prompt, this.#file, signal, {
+      const result = await this.#run(prompt, this.#file, signal, budget, {
         history: this.#history,
         historyState: this.#state,
         firstStep,
         onEvent: (event) => {
-          if (event.type === "stepEnd") next = event.step + 1;
-          this.#emit(event);
+          if (event.type === "stepEnd") {
+            next = event.step + 1;
+            const cost = event.cost ?? (event.usage && budget.price?.(event.usage));
+            if (cost !== undefined) stepsCost += cost;
+            this.#spend(cost);
+          }
+          this.#emit(pricedEvent(event, budget));
         },
       });
       this.#history = [...result.messages];
@@ -277,6 +350,9 @@ export class AgentSession {
       this.#step = next;
       this.#usage.promptTokens += result.usage.promptTokens;
       this.#usage.completionTokens += result.usage.completionTokens;
+      if (result.cost !== undefined && result.cost > stepsCost) {
+        this.#spend(result.cost - stepsCost);
+      }
       return result;
     } catch (error) {
       // The run broke off without its result: the file (the prompt is in it before the first
@@ -285,6 +361,7 @@ export class AgentSession {
       throw this.#redactError(error);
     } finally {
       this.#ask = undefined;
+      this.#busy = false;
       // Text held back as a possible start of a key goes out with the turn, however it ended.
       this.#events.flush((event) => this.#deliver(event));
     }
@@ -305,6 +382,7 @@ export class AgentSession {
     const params = request as unknown as SamplingParams;
     const resolved = this.#resolved!;
     const client = this.#client!;
+    const info = await this.#modelInfo();
     const answer = await gatherSample(resolved.model, (sink) =>
       client.stream(
         {
@@ -319,6 +397,7 @@ export class AgentSession {
       ));
     this.#usage.promptTokens += answer.usage.promptTokens;
     this.#usage.completionTokens += answer.usage.completionTokens;
+    this.#spend(costOf(answer.usage, info.prices));
     const content = answer.result.content;
     return content.type === "text"
       ? { ...answer.result, content: { ...content, text: this.#redactor.redact(content.text) } }
@@ -347,6 +426,7 @@ export class AgentSession {
     this.#state = resumed.session.steps.flatMap((step) => [...(step.state ?? [])]);
     this.#step = resumed.session.steps.length;
     this.#always.clear();
+    this.#spending.resume(savedCost(resumed.session));
     if (resumed.tornTo !== undefined) this.#emit({ type: "torn", id, movedTo: resumed.tornTo });
     this.#emit({ type: "session", id, resumed: true });
     return resumed.tornTo === undefined
@@ -364,6 +444,69 @@ export class AgentSession {
     this.#state = [];
     this.#step = 0;
     this.#always.clear();
+    this.#spending.forget();
+  }
+
+  /**
+   * Compacts the conversation now (`/compact`): the session's provider summarizes what came
+   * before the last turns, as `instructions` ask (what to keep), and the compacted conversation
+   * replaces the history, recorded in the session file (`--resume` continues from it; the full
+   * history stays on disk). The compaction's events (`compactionStarted`, `compactionFinished`)
+   * go to the listeners like a turn's. With no conversation yet nothing is created, and the
+   * outcome says so. Rejects while a turn runs, and when no provider can be used.
+   */
+  async compact(
+    instructions?: string,
+    options: { readonly signal?: AbortSignal } = {},
+  ): Promise<CompactionOutcome> {
+    this.ready();
+    if (this.#busy) throw new Error("a turn is running: compact after it ends");
+    const file = this.#file;
+    if (file === undefined || this.#history.length === 0) {
+      return {
+        compacted: false,
+        tokensBefore: 0,
+        tokensAfter: 0,
+        message: "there is no conversation to compact yet",
+      };
+    }
+    this.#busy = true;
+    try {
+      const budget = await this.#budget();
+      const resolved = this.#resolved!;
+      const wanted = instructions?.trim();
+      const result = await compactConversation({
+        runtime: this.host.runtime,
+        model: this.#client!,
+        modelName: resolved.model,
+        history: this.#history,
+        historyState: this.#state,
+        session: file,
+        step: this.#step,
+        ...(wanted ? { instructions: wanted } : {}),
+        ...(budget.contextWindow === undefined ? {} : { contextWindow: budget.contextWindow }),
+        ...(budget.keepTurns === undefined ? {} : { keepTurns: budget.keepTurns }),
+        ...(budget.compactAt === undefined ? {} : { compactAt: budget.compactAt }),
+        ...(budget.price === undefined ? {} : { price: budget.price }),
+        signal: options.signal ?? NEVER,
+        onEvent: (event: RunEvent) => this.#emit(pricedEvent(event, budget)),
+      });
+      if (result.compacted) this.#history = [...result.messages];
+      // The summary is a model call like any other: it costs, in the session's count.
+      this.#spending.spend(result.cost, false);
+      return {
+        compacted: result.compacted,
+        tokensBefore: result.tokensBefore,
+        tokensAfter: result.tokensAfter,
+        ...(result.strategy === undefined ? {} : { strategy: result.strategy }),
+        ...(result.message === undefined ? {} : { message: result.message }),
+      };
+    } catch (error) {
+      throw this.#redactError(error);
+    } finally {
+      this.#busy = false;
+      this.#events.flush((event) => this.#deliver(event));
+    }
   }
 
   /** Closes the session file (the host is the opener's to close). */
@@ -440,21 +583,66 @@ export class AgentSession {
       const resolved = resolution.resolved;
       this.#key = requireKey(resolved);
       this.host.processes.withhold(this.#key);
-      const dialect = resolved.flavor.dialect();
-      this.#resolved = resolved;
-      this.#client = new ProviderClient(dialect, resolved.settings, {
-        onRetry: (info) =>
-          this.#emit({
-            type: "retry",
-            message: `${info.message}; retrying in ${(info.delayMs / 1000).toFixed(1)} s ` +
-              `(attempt ${info.attempt + 1})`,
-          }),
-      });
+      this.#use(resolved);
       this.#problem = undefined;
     } catch (error) {
       this.#problem = error instanceof Error ? error : new Error(String(error));
     }
     this.#learnSecrets(resolution.ok ? resolution.resolved.keyEnv : undefined);
+  }
+
+  #use(resolved: ResolvedProvider): void {
+    this.#resolved = resolved;
+    this.#client = new ProviderClient(resolved.flavor.dialect(), resolved.settings, {
+      onRetry: (info) =>
+        this.#emit({
+          type: "retry",
+          message: `${info.message}; retrying in ${(info.delayMs / 1000).toFixed(1)} s ` +
+            `(attempt ${info.attempt + 1})`,
+        }),
+    });
+  }
+
+  #infoKey(): string {
+    return `${this.provider}\n${this.model}`;
+  }
+
+  // What the catalog says of the model in use, learned once per provider and model (the
+  // provider's `/models` is asked at most once each, and only when nothing else knows the
+  // window). A model nobody describes has only its id: the kernel then compacts only after an
+  // overflow, and no cost shows.
+  async #modelInfo(): Promise<ModelInfo> {
+    const resolved = this.#resolved!;
+    const client = this.#client!;
+    const key = this.#infoKey();
+    let pending = this.#infos.get(key);
+    if (pending === undefined) {
+      // Never rejects: a model nobody describes has only its id.
+      pending = resolveModelInfo(resolved.preset, resolved.model, {
+        ...(this.host.config.models === undefined ? {} : { overrides: this.host.config.models }),
+        list: () => client.listModelFacts(AbortSignal.timeout(LIST_TIMEOUT_MS)),
+      });
+      this.#infos.set(key, pending);
+    }
+    const info = await pending;
+    // A switch while the catalog was asked: the figures are another model's.
+    if (this.#resolved !== resolved) return info;
+    this.#info = { key, info };
+    // The catalog knows better than the preset whether this model takes images.
+    const images = withImages(resolved, info.abilities?.images);
+    if (images !== resolved) this.#use(images);
+    return info;
+  }
+
+  // The run options for the model in use.
+  async #budget(): Promise<RunBudget> {
+    const info = await this.#modelInfo();
+    return runBudget(info, this.#options.compactAt, this.host.config.compaction);
+  }
+
+  // Dollars spent: the session's, and the running turn's while there is one.
+  #spend(cost: number | undefined): void {
+    this.#spending.spend(cost, this.#busy);
   }
 
   // "Always" is remembered for the session (the kernel's own memory lasts one run); a gate's
@@ -473,10 +661,12 @@ export class AgentSession {
     prompt: string,
     file: SessionFile,
     signal: AbortSignal,
+    budget: RunBudget,
     extra: Pick<RunOptions, "history" | "historyState" | "firstStep" | "onEvent" | "hostGate">,
   ): Promise<RunResult> {
     const resolved = this.#resolved!;
     return runAgent({
+      ...budget,
       ...extra,
       // write, edit and bash touching amber's config directory are put to the user, always.
       hostGate: protectedPathsGate(
@@ -530,6 +720,7 @@ export class AgentSession {
   // cannot start another: the recursion would have no bound but max steps.
   async #subagent(prompt: string, signal: AbortSignal): Promise<string> {
     this.ready();
+    const budget = await this.#budget();
     const parent = this.#file?.id ?? newSessionId(new Date());
     const id = `${parent}-task${++this.#tasks}`;
     // Its file is a session like any other (`--resume` takes it): one writer, for its whole life.
@@ -542,12 +733,13 @@ export class AgentSession {
       throw error;
     }
     try {
-      const result = await this.#run(prompt, file, signal, {
+      const result = await this.#run(prompt, file, signal, budget, {
         hostGate: ({ call }) =>
           call.name === "task"
             ? { kind: "block", reason: "a sub-agent cannot start another sub-agent" }
             : { kind: "allow" },
       });
+      this.#spend(result.cost);
       if (result.cause.kind !== "completed") {
         throw new Error(`the sub-agent ended without an answer: ${describeEnd(result.cause)}`);
       }

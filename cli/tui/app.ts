@@ -25,7 +25,14 @@ import { FrameComposer, SPINNER_FRAMES } from "./frame.ts";
 import { type Key, KeyDecoder } from "./input.ts";
 import { type History, LineEditor } from "./line_editor.ts";
 import { PanelView } from "./panel_view.ts";
-import { applyChanges, INITIAL_VIEW, reduce, type ViewState, withLabel } from "./reducer.ts";
+import {
+  applyChanges,
+  forgetConversation,
+  INITIAL_VIEW,
+  reduce,
+  type ViewState,
+  withLabel,
+} from "./reducer.ts";
 import { Screen } from "./screen.ts";
 import { composeStatus, StatusFeed } from "./status_line.ts";
 import type { Terminal } from "./terminal.ts";
@@ -80,7 +87,10 @@ export class TuiApp {
   readonly #transcript = new TranscriptView();
   #view: ViewState = INITIAL_VIEW;
   #panel: PanelView | undefined;
+  // The turn running, or the compaction (`/compact`): one at a time, Ctrl-C cancels either.
   #turn: { controller: AbortController; done: Promise<void> } | undefined;
+  // Whether the compaction running said how it ended (its `compactionFinished`).
+  #compactionSaid = false;
   #scroll = 0;
   #hint = "";
   #exitArmed = false;
@@ -141,6 +151,11 @@ export class TuiApp {
         this.#invalidate();
       },
       startTurn: (prompt) => this.#startTurn(prompt),
+      startCompaction: (instructions) => this.#startCompaction(instructions),
+      forget: () => {
+        this.#view = forgetConversation(this.#view);
+        this.#invalidate();
+      },
       scrollHome: (repaint) => {
         this.#scroll = 0;
         if (repaint) this.#screen.invalidate();
@@ -269,8 +284,13 @@ export class TuiApp {
 
   /** The snapshot the bar is composed from this frame. */
   snapshot(): StatusSnapshot {
-    const { meter, runningTool } = this.#view;
-    return this.#status.snapshot({ scrollMode: this.#scroll > 0, meter, runningTool });
+    const { meter, runningTool, prompt } = this.#view;
+    return this.#status.snapshot({
+      scrollMode: this.#scroll > 0,
+      meter,
+      runningTool,
+      ...(prompt === undefined ? {} : { prompt }),
+    });
   }
 
   /** Composes one frame into the screen (the benchmark calls this directly). */
@@ -389,15 +409,38 @@ export class TuiApp {
           "error",
         );
       },
-    ).finally(() => {
-      this.#turn = undefined;
-      this.#refreshIdle();
-      this.#view = { ...this.#view, runningTool: "" };
-      if (this.#hint.startsWith("cancelling")) this.#hint = "Ctrl-C again to quit";
-      this.#status.refreshWallet();
-      this.#invalidate();
-    });
+    ).finally(() => this.#ended());
     this.#turn = { controller, done };
+  }
+
+  // `/compact`: runs like a turn (the spinner shows, Ctrl-C cancels it); the transcript says
+  // how it goes from its events, or from its outcome when it ended without one.
+  #startCompaction(instructions: string): void {
+    const controller = new AbortController();
+    this.#compactionSaid = false;
+    const done = this.#session.compact(instructions, { signal: controller.signal }).then(
+      (outcome) => {
+        if (this.#compactionSaid || outcome.compacted) return;
+        this.#transcript.notice(outcome.message ?? "the conversation was not compacted", "warn");
+      },
+      (error: unknown) => {
+        this.#transcript.notice(
+          `error: ${error instanceof Error ? error.message : String(error)}`,
+          "error",
+        );
+      },
+    ).finally(() => this.#ended());
+    this.#turn = { controller, done };
+    this.#invalidate();
+  }
+
+  #ended(): void {
+    this.#turn = undefined;
+    this.#refreshIdle();
+    this.#view = { ...this.#view, runningTool: "" };
+    if (this.#hint.startsWith("cancelling")) this.#hint = "Ctrl-C again to quit";
+    this.#status.refreshWallet();
+    this.#invalidate();
   }
 
   // Between turns is a step boundary: what live plugins (an MCP server that connected) changed
@@ -426,6 +469,7 @@ export class TuiApp {
   }
 
   #event(event: SessionEvent): void {
+    if (event.type === "compactionFinished") this.#compactionSaid = true;
     const { state, changes } = reduce(this.#view, event, performance.now());
     this.#view = state;
     applyChanges(this.#transcript, changes, (call) => this.#label(call));

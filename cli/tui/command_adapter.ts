@@ -1,6 +1,6 @@
 /**
  * The interactive session's command adapter: what the TUI's core commands (`/model`,
- * `/provider`, `/sessions`, `/resume`, `/clear`, `/panel`, `/mcp`, ...) do, as calls on the
+ * `/provider`, `/sessions`, `/resume`, `/compact`, `/clear`, `/panel`, `/mcp`, ...) do, as calls on the
  * agent session, the host's registries and the few things of the screen they touch. A command
  * whose outcome carries a prompt (an MCP server's prompt, `/mcp__srv__prompt args`) starts a turn
  * with it as the user's message.
@@ -32,6 +32,10 @@ export interface AppControls {
   showPanel(id: string, source?: PanelSource): void;
   /** Starts a turn with `prompt` as the user's message (shown as the user's row). */
   startTurn(prompt: string): void;
+  /** Starts compacting the conversation, as a turn runs: Ctrl-C cancels it. */
+  startCompaction(instructions: string): void;
+  /** The conversation shown is gone: the bar's figures of its last request go too. */
+  forget(): void;
   /** Back to the bottom of the transcript, and a full repaint when `repaint`. */
   scrollHome(repaint: boolean): void;
   /** The session's settings may have changed: recompose the bar (and refetch the wallet). */
@@ -166,6 +170,7 @@ export class SessionCommands implements CommandTarget {
     const resumed = await this.#session.resume(id);
     const transcript = this.#app.transcript;
     transcript.clear();
+    this.#app.forget();
     transcript.replay(resumed.messages, (call) => this.#app.label(call));
     const torn = resumed.tornTo === undefined
       ? ""
@@ -179,7 +184,20 @@ export class SessionCommands implements CommandTarget {
     if (this.#app.busy()) throw new Error("a turn is running; Ctrl-C cancels it first");
     this.#session.reset();
     this.#app.transcript.clear();
+    this.#app.forget();
     this.#app.scrollHome(true);
+    return "";
+  }
+
+  /** Starts compacting the conversation; says why not when there is none, or a turn runs. */
+  compact(instructions: string): string {
+    if (this.#app.busy()) {
+      throw new Error("a turn is running; compact after it (Ctrl-C cancels it)");
+    }
+    const session = this.#session;
+    if (session.problem !== undefined) throw new Error(session.problem);
+    if (session.messages.length === 0) return "there is no conversation to compact yet";
+    this.#app.startCompaction(instructions);
     return "";
   }
 

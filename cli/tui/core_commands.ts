@@ -1,7 +1,7 @@
 /**
  * The command roots the interactive session adds to the core's `/set` and `/get`: `/help`,
- * `/plugins`, `/panel`, `/mcp`, `/model`, `/provider`, `/sessions`, `/resume`, `/clear` and
- * `/quit`,
+ * `/plugins`, `/panel`, `/mcp`, `/model`, `/provider`, `/sessions`, `/resume`, `/compact`,
+ * `/clear` and `/quit`,
  * installed for owner `core` as the host opens. That is before the app that carries them out
  * exists, so each handler reaches its target through a getter at the moment it runs.
  *
@@ -29,6 +29,11 @@ export interface CommandTarget {
   sessions(): Promise<string>;
   /** Continues a saved session. */
   resume(id: string): Promise<string>;
+  /**
+   * Starts compacting the conversation, the summary keeping what `instructions` name; returns
+   * at once (the transcript says how it goes), or says why there is nothing to compact.
+   */
+  compact(instructions: string): string;
   /** Clears the screen and starts a new session. */
   clear(): string;
   /** Leaves. */
@@ -90,7 +95,7 @@ export function helpText(tree: readonly CommandRoot[], arg: string): string {
  * for (const root of tuiCommands(() => undefined)) commands.install("core", root, services);
  * assert.equal(
  *   commands.tree().map((root) => root.name).join(" "),
- *   "help plugins panel mcp model provider sessions resume clear quit",
+ *   "help plugins panel mcp model provider sessions resume compact clear quit",
  * );
  * assert.deepEqual(await commands.dispatch("quit", [], ""), {
  *   ok: false,
@@ -154,6 +159,15 @@ export function tuiCommands(target: () => CommandTarget | undefined): CommandCap
     ),
     root("sessions", "List the saved sessions, newest first", () => app().sessions()),
     root("resume", "Continue a saved session: /resume <id>", (arg) => app().resume(arg.trim())),
+    root(
+      "compact",
+      "Compact the conversation now, the summary keeping what you name: /compact [what to keep]",
+      (arg) => app().compact(arg.trim()),
+      "Replaces the older part of the conversation with a summary (the last turns stay as they\n" +
+        "are), so that a long session fits the model's context window again. It also happens by\n" +
+        "itself before a request would fill compaction.at (0.85) of the window. The session file\n" +
+        "keeps the full history; --resume goes on from the compacted conversation.",
+    ),
     root("clear", "Clear the screen and start a new session", () => app().clear()),
     root(
       "quit",

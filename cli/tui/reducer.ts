@@ -1,14 +1,15 @@
 /**
  * The interactive session's event reducer: a session event and the time it arrived, applied to
- * the view's state (the tool running, the labels approvals gave calls, the meter the status bar
- * shows), give the next state and the changes to make to the transcript. Pure: no clock, no
- * registry, no screen; {@linkcode applyChanges} carries the changes out on a transcript.
+ * the view's state (the tool running, the labels approvals gave calls, the meter and the prompt
+ * figures the status bar shows), give the next state and the changes to make to the transcript
+ * (a compaction's notices among them). Pure: no clock, no registry, no screen;
+ * {@linkcode applyChanges} carries the changes out on a transcript.
  *
  * @module
  */
 
 import type { ToolCall, ToolResult } from "@amber/core";
-import { describeEnd, type SessionEvent } from "../session/mod.ts";
+import { describeCompaction, describeEnd, type SessionEvent } from "../session/mod.ts";
 import { sanitizeText } from "./lines.ts";
 import type { NoticeTone, ToolLabel, TranscriptView } from "./transcript_view.ts";
 
@@ -31,6 +32,22 @@ export interface Meter {
   readonly first?: number;
 }
 
+/**
+ * The last request as the bar shows it: its estimated size against the window (after a
+ * compaction, the compacted conversation's), the share of its prompt the provider read from its
+ * cache, and the first prompt block that changed since the request before.
+ */
+export interface PromptFigures {
+  /** Estimated tokens of the last request. */
+  readonly tokens: number;
+  /** The context window it had to fit, when known. */
+  readonly window?: number;
+  /** The first prompt block whose text changed since the request before, if one did. */
+  readonly firstChanged?: string;
+  /** The share (0 to 1) of its prompt read from the cache, once the provider reported it. */
+  readonly cachedShare?: number;
+}
+
 /** What the view knows between events. */
 export interface ViewState {
   /** The tool running now, or "". */
@@ -39,6 +56,8 @@ export interface ViewState {
   readonly labels: ReadonlyMap<string, ToolLabel>;
   /** The meter. */
   readonly meter: Meter;
+  /** The last request's figures; absent before the first (and after `/clear`). */
+  readonly prompt?: PromptFigures;
 }
 
 /** One change to the transcript. */
@@ -99,6 +118,55 @@ export function reduce(
         state: { ...state, meter: meterEnd(state.meter, event.usage, now) },
         changes: [{ kind: "endStream" }],
       };
+    case "request":
+      // A new request: the cache figure of the one before is no longer current.
+      return {
+        state: {
+          ...state,
+          prompt: {
+            tokens: event.tokens,
+            ...(event.contextWindow === undefined ? {} : { window: event.contextWindow }),
+            ...(event.firstChanged === undefined ? {} : { firstChanged: event.firstChanged }),
+          },
+        },
+        changes: [],
+      };
+    case "usage": {
+      const prompt = state.prompt;
+      if (prompt === undefined || event.cachedTokens === undefined || event.promptTokens <= 0) {
+        return { state, changes: [] };
+      }
+      const cachedShare = Math.min(1, event.cachedTokens / event.promptTokens);
+      return { state: { ...state, prompt: { ...prompt, cachedShare } }, changes: [] };
+    }
+    case "compactionStarted": {
+      // The window, for the figure after it, when no request said it yet (a resumed session).
+      const prompt = state.prompt ?? { tokens: event.tokens };
+      return {
+        state: event.budget > 0 && prompt.window === undefined
+          ? { ...state, prompt: { ...prompt, window: event.budget } }
+          : state,
+        changes: [{ kind: "notice", text: describeCompaction(event), tone: "dim" }],
+      };
+    }
+    case "compactionFinished": {
+      const notice: TranscriptChange = {
+        kind: "notice",
+        text: describeCompaction(event),
+        tone: event.success ? "good" : "warn",
+      };
+      if (!event.success) return { state, changes: [notice] };
+      // The conversation is the compacted one now: what the next request will carry. Its cache
+      // figure was of the prompt before.
+      const window = state.prompt?.window;
+      return {
+        state: {
+          ...state,
+          prompt: { tokens: event.tokensAfter, ...(window === undefined ? {} : { window }) },
+        },
+        changes: [notice],
+      };
+    }
     case "toolStart":
       return {
         state: { ...state, runningTool: event.call.name },
@@ -171,6 +239,24 @@ export function reduce(
  */
 export function withLabel(state: ViewState, id: string, label: ToolLabel): ViewState {
   return { ...state, labels: new Map(state.labels).set(id, label) };
+}
+
+/**
+ * The view once the conversation it showed is gone (`/clear`, `/resume`): the figures of its
+ * last response and request are not current for the next one, so the bar shows none of them.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { forgetConversation, INITIAL_VIEW, reduce } from "./reducer.ts";
+ * const state = reduce(INITIAL_VIEW, { type: "request", step: 0, tokens: 900, contextWindow: 1000 }, 0).state;
+ * assert.equal(state.prompt?.tokens, 900);
+ * assert.equal(forgetConversation(state).prompt, undefined);
+ * ```
+ */
+export function forgetConversation(state: ViewState): ViewState {
+  const { prompt: _prompt, ...rest } = state;
+  return { ...rest, meter: INITIAL_VIEW.meter };
 }
 
 /**

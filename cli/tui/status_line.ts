@@ -6,8 +6,8 @@
  * bar is too narrow, so a resize recomposes at once.
  *
  * The TUI adds the segments only an interactive session has values for (mode, effort, latency,
- * tokens per second, jobs, MCP servers connecting, scroll), owned by `core`, so `amber status`
- * stays as it was.
+ * tokens per second, the context window's fill, the prompt cache's share, cost, jobs, MCP
+ * servers connecting, scroll), owned by `core`, so `amber status` stays as it was.
  *
  * @module
  */
@@ -21,9 +21,9 @@ import {
   type StatusSnapshot,
   type StatusTone,
 } from "@amber/core";
-import type { AgentSession } from "../session/mod.ts";
+import { type AgentSession, dollars } from "../session/mod.ts";
 import type { Span, StyledLine } from "./lines.ts";
-import type { Meter } from "./reducer.ts";
+import type { Meter, PromptFigures } from "./reducer.ts";
 import { type Style, style, Styles } from "./style.ts";
 
 const SEPARATOR: Span = { text: " │ ", style: Styles.dim };
@@ -90,6 +90,8 @@ export interface LiveFigures {
   readonly meter: Meter;
   /** The tool running, or "". */
   readonly runningTool: string;
+  /** The last request's figures, when there was one. */
+  readonly prompt?: PromptFigures;
 }
 
 /**
@@ -154,6 +156,14 @@ export class StatusFeed {
       runningJobs: this.#jobs,
       runningTool: live.runningTool,
       mcpServers: this.#mcp,
+      // Every key present, set or not: a sandboxed plugin's segment is sent the snapshot again
+      // only when a key of it changed.
+      turnCost: this.#session.turnCost,
+      sessionCost: this.#session.cost,
+      contextTokens: live.prompt?.tokens,
+      contextWindow: live.prompt?.window ?? this.#session.info.contextWindow,
+      cachedShare: live.prompt?.cachedShare,
+      cacheBreak: live.prompt?.firstChanged,
     };
   }
 }
@@ -174,6 +184,72 @@ export class StatusFeed {
 export function mcpSegmentText(servers: readonly StatusMcpServer[]): string {
   const connected = servers.filter((server) => server.connected).length;
   return connected < servers.length ? `mcp ${connected}/${servers.length}` : "";
+}
+
+/**
+ * The cost segment's text: the turn's dollars and the session's, once a price was known.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { emptyStatusSnapshot } from "@amber/core";
+ * import { costSegmentText } from "./status_line.ts";
+ * const s = emptyStatusSnapshot();
+ * assert.equal(costSegmentText({ ...s, turnCost: 0.012, sessionCost: 0.34 }), "$0.012 / $0.340");
+ * assert.equal(costSegmentText({ ...s, sessionCost: 0.34 }), "$0.000 / $0.340");
+ * assert.equal(costSegmentText(s), "");
+ * ```
+ */
+export function costSegmentText(s: StatusSnapshot): string {
+  if (s.sessionCost === undefined) return "";
+  return `${dollars(s.turnCost ?? 0)} / ${dollars(s.sessionCost)}`;
+}
+
+/**
+ * The context segment's text: the last request's estimated size as a share of the window.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { emptyStatusSnapshot } from "@amber/core";
+ * import { contextSegmentText } from "./status_line.ts";
+ * const s = emptyStatusSnapshot();
+ * assert.equal(contextSegmentText({ ...s, contextTokens: 620, contextWindow: 1000 }), "ctx 62%");
+ * assert.equal(contextSegmentText({ ...s, contextTokens: 620 }), "");
+ * ```
+ */
+export function contextSegmentText(s: StatusSnapshot): string {
+  const share = contextShare(s);
+  return share === undefined ? "" : `ctx ${Math.round(share * 100)}%`;
+}
+
+/**
+ * The cache segment's text: the share of the last prompt the provider read from its cache, and
+ * the first prompt block that changed when the cached prefix broke.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { emptyStatusSnapshot } from "@amber/core";
+ * import { cacheSegmentText } from "./status_line.ts";
+ * const s = emptyStatusSnapshot();
+ * assert.equal(cacheSegmentText({ ...s, cachedShare: 0.914 }), "cache 91%");
+ * assert.equal(cacheSegmentText({ ...s, cachedShare: 0.1, cacheBreak: "tools" }), "cache 10% (tools changed)");
+ * assert.equal(cacheSegmentText({ ...s, cacheBreak: "system" }), "cache: system changed");
+ * assert.equal(cacheSegmentText(s), "");
+ * ```
+ */
+export function cacheSegmentText(s: StatusSnapshot): string {
+  const broke = s.cacheBreak === undefined || s.cacheBreak === "" ? undefined : s.cacheBreak;
+  if (s.cachedShare === undefined) return broke === undefined ? "" : `cache: ${broke} changed`;
+  const share = `cache ${Math.round(s.cachedShare * 100)}%`;
+  return broke === undefined ? share : `${share} (${broke} changed)`;
+}
+
+function contextShare(s: StatusSnapshot): number | undefined {
+  const tokens = s.contextTokens ?? 0;
+  const window = s.contextWindow ?? 0;
+  return tokens > 0 && window > 0 ? tokens / window : undefined;
 }
 
 function ms(value: number): string {
@@ -205,6 +281,33 @@ export const TUI_SEGMENTS: readonly StatusSegmentCapability[] = [
     priority: 120,
     dropPriority: 15,
     render: (s) => ({ text: s.mode, tone: "dim" }),
+  },
+  {
+    kind: "status",
+    name: "context",
+    priority: 310,
+    dropPriority: 45,
+    render: (s) => {
+      const share = contextShare(s) ?? 0;
+      return {
+        text: contextSegmentText(s),
+        tone: share >= 0.95 ? "crit" : share >= 0.8 ? "warn" : "dim",
+      };
+    },
+  },
+  {
+    kind: "status",
+    name: "cache",
+    priority: 320,
+    dropPriority: 22,
+    render: (s) => ({ text: cacheSegmentText(s), tone: s.cacheBreak ? "warn" : "dim" }),
+  },
+  {
+    kind: "status",
+    name: "cost",
+    priority: 420,
+    dropPriority: 42,
+    render: (s) => ({ text: costSegmentText(s), tone: "dim" }),
   },
   {
     kind: "status",

@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { CompactionPlan } from "../compaction.ts";
 import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import type { HookCapability, HookInput, PhaseHookPoint, StateCommand } from "../hooks.ts";
 import { timeoutFor, withDeadline } from "../limits.ts";
@@ -57,6 +58,7 @@ export type HookRuntime = Pick<PluginRuntime, "config" | "report">;
  *     AfterInference: [],
  *     AfterTool: [],
  *     StepEnd: [{ name: "count", owner: "p", capability: count }],
+ *     BeforeCompaction: [],
  *   },
  *   stateKeys: new Map([["count", key("count", "p")], ["theirs", key("theirs", "q")]]),
  * };
@@ -188,6 +190,90 @@ export class PhaseHooks {
       ...(error === undefined ? {} : { error }),
     });
   }
+}
+
+/**
+ * Runs the `BeforeCompaction` hooks in dependency order, each under its deadline, each seeing
+ * the plan as the hooks before it adjusted it. A reaction's `compaction` may veto (the first
+ * veto ends the round; an overflow's compaction cannot be vetoed, so there it is ignored) or
+ * replace the instructions or the turns kept (a whole number, at least 1). Anything else a
+ * reaction proposes, or a malformed adjustment, is reported and ignored.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { HookCapability } from "@amber/core";
+ * import { compactionHooks } from "./_hooks.ts";
+ * const hook: HookCapability = {
+ *   kind: "hook",
+ *   name: "keep_more",
+ *   point: "BeforeCompaction",
+ *   run: ({ compaction }) => ({ compaction: { keepTurns: (compaction?.keepTurns ?? 0) + 1 } }),
+ * };
+ * const runtime = { config: () => ({ plugins: {} }), report: () => {} };
+ * const plan = { reason: "auto" as const, tokens: 900, budget: 1000, threshold: 850, keepTurns: 2 };
+ * const outcome = await compactionHooks(runtime, [{ name: "keep_more", owner: "p", capability: hook }], {
+ *   step: 3, transcript: [], state: new Map(), plan,
+ * });
+ * assert.deepEqual(outcome, { plan: { ...plan, keepTurns: 3 } });
+ * ```
+ */
+export async function compactionHooks(
+  runtime: HookRuntime,
+  hooks: readonly NamedEntry<HookCapability>[],
+  at: {
+    readonly step: number;
+    readonly transcript: readonly Message[];
+    readonly state: ReadonlyMap<string, unknown>;
+    readonly plan: CompactionPlan;
+  },
+): Promise<{ plan: CompactionPlan; veto?: string }> {
+  let plan = at.plan;
+  const fault = (entry: NamedEntry<HookCapability>, where: string, message: string, e?: unknown) =>
+    runtime.report({
+      pluginId: entry.owner,
+      where,
+      message,
+      ...(e === undefined ? {} : { error: e }),
+    });
+  for (const entry of hooks) {
+    const what = `hook '${entry.name}' of plugin '${entry.owner}' at BeforeCompaction`;
+    const input: HookInput = Object.freeze({
+      point: "BeforeCompaction" as const,
+      step: at.step,
+      transcript: at.transcript,
+      state: at.state,
+      compaction: Object.freeze({ ...plan }),
+    });
+    let reaction: unknown;
+    try {
+      const ms = timeoutFor(runtime.config(), "hook", entry.owner);
+      reaction = await withDeadline(() => entry.capability.run(input), ms, what);
+    } catch (error) {
+      fault(entry, what, faultText(error), error);
+      continue;
+    }
+    if (reaction === undefined || reaction === null) continue;
+    const { state, messages, compaction } = reaction as Record<string, unknown>;
+    if (state !== undefined || messages !== undefined) {
+      fault(entry, what, "proposed state or messages, which this point takes none of; ignored");
+    }
+    if (compaction === undefined) continue;
+    const { veto, instructions, keepTurns } = (compaction ?? {}) as Record<string, unknown>;
+    if (typeof veto === "string" && veto !== "") {
+      if (plan.reason !== "overflow") return { plan, veto: `${what} vetoed it: ${veto}` };
+    }
+    if (instructions !== undefined) {
+      if (typeof instructions === "string") plan = { ...plan, instructions };
+      else fault(entry, what, "proposed instructions that are not text; ignored");
+    }
+    if (keepTurns !== undefined) {
+      if (Number.isInteger(keepTurns) && (keepTurns as number) >= 1) {
+        plan = { ...plan, keepTurns: keepTurns as number };
+      } else fault(entry, what, "proposed keepTurns that is not a whole number from 1; ignored");
+    }
+  }
+  return { plan };
 }
 
 // One proposed command, as a fresh frozen copy, when it is well formed and its key belongs to

@@ -5,14 +5,27 @@
  * @module
  */
 
+import type { SummaryRequest } from "../compaction.ts";
 import type { ChatRequest, FinishReason, StreamEvent, StreamSink } from "../dialect.ts";
 import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import type { Message, ToolCall } from "../message.ts";
-import type { RunEvent, RunOptions } from "./run_types.ts";
+import type { TokenUsage } from "../usage.ts";
+import type { ModelPort, RunEvent, RunOptions } from "./run_types.ts";
+
+/** One step's request, with what the kernel reports and estimates of it. */
+export interface StepRequest {
+  /** The request. */
+  readonly request: ChatRequest;
+  /** The prompt blocks the assembly put in, as the system messages they became. */
+  readonly blocks: readonly Message[];
+  /** The first block whose text changed since the previous assembly, if one did. */
+  readonly firstChanged?: string;
+}
 
 /**
  * The request of one step: the environment's prompt over the committed conversation and the
- * step's own messages so far, its tools, and the run's model settings.
+ * step's own messages so far, its tools, and the run's model settings. Assembling is stateful
+ * (it compares the blocks with the previous assembly), so a step assembles once per model call.
  *
  * @example
  * ```ts
@@ -22,7 +35,7 @@ import type { RunEvent, RunOptions } from "./run_types.ts";
  * import { chatRequest } from "./_inference.ts";
  * const runtime = new PluginRuntime({ registries: createRegistries() });
  * await runtime.start();
- * const request = chatRequest(
+ * const { request, blocks } = chatRequest(
  *   { modelName: "m", maxTokens: 10 },
  *   runtime.environment(),
  *   [],
@@ -31,24 +44,77 @@ import type { RunEvent, RunOptions } from "./run_types.ts";
  * assert.equal(request.model, "m");
  * assert.equal(request.maxTokens, 10);
  * assert.deepEqual(request.messages.at(-1), { role: "user", content: "Hi" });
+ * assert.deepEqual(blocks, []);
  * ```
  */
 export function chatRequest(
   options: Pick<RunOptions, "modelName" | "maxTokens" | "temperature" | "reasoningEffort">,
-  env: ResolvedExecutionEnv,
+  env: Pick<ResolvedExecutionEnv, "assemblePrompt" | "toolDefinitions">,
   conversation: readonly Message[],
   stepMessages: readonly Message[],
-): ChatRequest {
-  const prompt = env.assemblePrompt(
-    stepMessages.length === 0 ? conversation : [...conversation, ...stepMessages],
-  );
-  return {
+): StepRequest {
+  const sealed = stepMessages.length === 0 ? conversation : [...conversation, ...stepMessages];
+  const prompt = env.assemblePrompt(sealed);
+  // The assembly puts the blocks right after the context's leading system messages.
+  let lead = 0;
+  while (lead < sealed.length && sealed[lead].role === "system") lead++;
+  const count = prompt.messages.length - sealed.length;
+  const request: ChatRequest = {
     model: options.modelName,
     messages: prompt.messages,
     tools: env.toolDefinitions,
     maxTokens: options.maxTokens,
     temperature: options.temperature,
     reasoningEffort: options.reasoningEffort,
+  };
+  const blocks = count > 0 ? prompt.messages.slice(lead, lead + count) : [];
+  return prompt.firstChanged === undefined
+    ? { request, blocks }
+    : { request, blocks, firstChanged: prompt.firstChanged };
+}
+
+/**
+ * A summarizer over a model port: one request with the summary's instructions as its system
+ * message and no tools, its text the summary. It rejects when the call fails, is cancelled or
+ * answers nothing; the usage it reports goes to `onUsage`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { summarizer } from "./_inference.ts";
+ * const summarize = summarizer({
+ *   stream(request, sink) {
+ *     assert.deepEqual(request.tools, []);
+ *     sink({ type: "text", delta: `${request.model}: ${request.messages.length} messages` });
+ *     sink({ type: "finish", reason: "stop" });
+ *     return Promise.resolve({ status: 200, headers: new Headers(), cancelled: false });
+ *   },
+ * }, "m", new AbortController().signal, () => {});
+ * assert.equal(await summarize({ system: "Summarize.", messages: [{ role: "user", content: "x" }] }), "m: 2 messages");
+ * ```
+ */
+export function summarizer(
+  model: ModelPort,
+  modelName: string,
+  signal: AbortSignal,
+  onUsage: (usage: TokenUsage) => void,
+): (request: SummaryRequest) => Promise<string> {
+  return async (summary) => {
+    const reply = new Reply(undefined);
+    const outcome = await model.stream(
+      {
+        model: summary.model ?? modelName,
+        messages: [{ role: "system", content: summary.system }, ...summary.messages],
+        tools: [],
+        ...(summary.maxTokens === undefined ? {} : { maxTokens: summary.maxTokens }),
+      },
+      reply.sink,
+      signal,
+    );
+    if (reply.usage !== undefined) onUsage(reply.usage);
+    if (outcome.cancelled || signal.aborted) throw new Error("the summary was cancelled");
+    if (reply.error !== undefined) throw new Error(reply.error.message);
+    return reply.text.join("");
   };
 }
 
@@ -81,11 +147,13 @@ export class Reply {
   /** The tool calls, each as it ended. */
   readonly calls: ToolCall[] = [];
   /** The response's token counts, when it gave them. */
-  usage: { promptTokens: number; completionTokens: number } | undefined;
+  usage: TokenUsage | undefined;
   /** Why the response ended, when it said. */
   finish: FinishReason | undefined;
   /** The provider's error, when the response ended in one. */
-  error: { message: string; retryable: boolean; status?: number } | undefined;
+  error:
+    | { message: string; retryable: boolean; status?: number; contextOverflow?: boolean }
+    | undefined;
   /** Receives the stream; give it to the model. */
   readonly sink: StreamSink;
 
@@ -103,19 +171,30 @@ export class Reply {
           this.signatures.push(event.signature);
           break;
         case "toolCallEnd":
-          this.calls.push({ id: event.id, name: event.name, arguments: event.arguments });
+          this.calls.push(
+            event.signature === undefined
+              ? { id: event.id, name: event.name, arguments: event.arguments }
+              : {
+                id: event.id,
+                name: event.name,
+                arguments: event.arguments,
+                signature: event.signature,
+              },
+          );
           break;
         case "usage":
-          this.usage = {
-            promptTokens: event.promptTokens,
-            completionTokens: event.completionTokens,
-          };
+          this.usage = usageOf(event);
           break;
         case "finish":
           this.finish = event.reason;
           break;
         case "error":
-          this.error = { message: event.message, retryable: event.retryable, status: event.status };
+          this.error = {
+            message: event.message,
+            retryable: event.retryable,
+            status: event.status,
+            ...(event.contextOverflow === true ? { contextOverflow: true } : {}),
+          };
           break;
       }
       onEvent?.(event);
@@ -138,4 +217,19 @@ export class Reply {
       ...(this.calls.length > 0 ? { toolCalls: this.calls } : {}),
     };
   }
+}
+
+// The usage event's counts, the optional ones only when the provider gave them.
+function usageOf(event: StreamEvent & { type: "usage" }): TokenUsage {
+  const usage: {
+    promptTokens: number;
+    completionTokens: number;
+    cachedTokens?: number;
+    cacheWriteTokens?: number;
+    reasoningTokens?: number;
+  } = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };
+  if (event.cachedTokens !== undefined) usage.cachedTokens = event.cachedTokens;
+  if (event.cacheWriteTokens !== undefined) usage.cacheWriteTokens = event.cacheWriteTokens;
+  if (event.reasoningTokens !== undefined) usage.reasoningTokens = event.reasoningTokens;
+  return usage;
 }

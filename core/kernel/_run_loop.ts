@@ -14,9 +14,10 @@ import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import type { StateCommand } from "../hooks.ts";
 import type { Message, ToolCall } from "../message.ts";
 import type { ToolImage } from "../tool.ts";
+import { addUsage, type TokenUsage } from "../usage.ts";
+import { ContextWindow } from "./_context.ts";
 import { consultGuards } from "./_guards.ts";
 import { applyCommand, PhaseHooks, seedState } from "./_hooks.ts";
-import { chatRequest, Reply } from "./_inference.ts";
 import { freezeMessage, StateSnapshot } from "./_snapshot.ts";
 import { type AbandonedTool, ToolCalls } from "./_tool_call.ts";
 import type { EndCause, RunEvent, RunOptions, RunResult } from "./run_types.ts";
@@ -60,10 +61,12 @@ export class Run {
   readonly #state = new Map<string, unknown>();
   readonly #hooks: PhaseHooks;
   readonly #tools: ToolCalls;
+  readonly #context: ContextWindow;
   #step: number;
   #stepsTaken = 0;
-  #promptTokens = 0;
-  #completionTokens = 0;
+  #usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+  // Dollars so far; undefined once a step's usage could not be priced.
+  #cost: number | undefined = 0;
   #stateSeeded = false;
   #snapshot: StateSnapshot | undefined;
   // How many of the current step's first messages are on disk already (the prompt, written
@@ -79,6 +82,7 @@ export class Run {
     const state = (): ReadonlyMap<string, unknown> => this.#stateSnapshot();
     this.#hooks = new PhaseHooks(options.runtime, this.#conversation, state);
     this.#tools = new ToolCalls(options, state, this.#signal);
+    this.#context = new ContextWindow(options, this.#conversation, state, this.#signal);
   }
 
   /** Runs steps until the run ends, and says how it ended. */
@@ -132,13 +136,19 @@ export class Run {
     if (events.has("turnEnded")) {
       events.publish("turnEnded", { cancelled: cause.kind === "cancelled" });
     }
+    const context = this.#context;
+    const cost = this.#o.price === undefined || this.#cost === undefined ||
+        context.cost === undefined
+      ? undefined
+      : this.#cost + context.cost;
     return {
       cause,
       steps: this.#stepsTaken,
       messages: this.#conversation,
-      usage: { promptTokens: this.#promptTokens, completionTokens: this.#completionTokens },
+      usage: context.usage === undefined ? this.#usage : addUsage(this.#usage, context.usage),
+      ...(cost === undefined ? {} : { cost }),
       state: this.#state,
-      compactions: 0,
+      compactions: context.compactions,
     };
   }
 
@@ -155,23 +165,12 @@ export class Run {
     await this.#hooks.run(env, "StepStart", step, stepMessages, staged);
     await this.#hooks.run(env, "BeforeInference", step, stepMessages, staged);
 
-    const reply = new Reply(this.#o.onEvent);
-    let response: { readonly status: number; readonly headers: Headers; cancelled: boolean };
-    try {
-      const request = chatRequest(this.#o, env, this.#conversation, stepMessages);
-      response = await this.#o.model.stream(request, reply.sink, this.#signal);
-    } catch (error) {
-      // The model port broke its promise not to throw (a dialect's decoder, a host's sink): the
-      // step ends with the error, and what it gathered is committed like any provider failure.
-      reply.error = { message: `the model call failed: ${describeError(error)}`, retryable: false };
-      response = { status: 0, headers: new Headers(), cancelled: false };
-    }
+    // The model call, compacting first or after an overflow when it must; a compaction took
+    // the step's messages so far (the prompt written already among them) into the conversation.
+    const { reply, response, compacted } = await this.#context.call(env, step, stepMessages);
+    if (compacted) this.#written = 0;
     this.#stepsTaken++;
     this.#response(response.status, response.headers);
-    if (reply.usage !== undefined) {
-      this.#promptTokens += reply.usage.promptTokens;
-      this.#completionTokens += reply.usage.completionTokens;
-    }
     const events = runtime.events;
     if (events.has("llmResponse")) {
       events.publish("llmResponse", {
@@ -289,9 +288,15 @@ export class Run {
   async #commit(
     messages: Message[],
     state: StateCommand[],
-    usage: { promptTokens: number; completionTokens: number } | undefined,
+    usage: TokenUsage | undefined,
     end: EndCause | undefined,
   ): Promise<void> {
+    let cost: number | undefined;
+    if (usage !== undefined) {
+      this.#usage = addUsage(this.#usage, usage);
+      cost = this.#o.price?.(usage);
+      this.#cost = cost === undefined || this.#cost === undefined ? undefined : this.#cost + cost;
+    }
     for (const command of state) applyCommand(this.#state, command);
     if (state.length > 0) this.#snapshot = undefined;
     const events = this.#o.runtime.events;
@@ -306,6 +311,7 @@ export class Run {
         messages: written === 0 ? messages : messages.slice(written),
         ...(state.length > 0 ? { state } : {}),
         ...(usage ? { usage } : {}),
+        ...(cost === undefined ? {} : { cost }),
         ...(end ? { end: end.kind } : {}),
       });
     }
@@ -314,7 +320,12 @@ export class Run {
         events.publish("messageAdded", { message, index: base + i })
       );
     }
-    this.#emit({ type: "stepEnd", step: this.#step, usage });
+    this.#emit({
+      type: "stepEnd",
+      step: this.#step,
+      usage,
+      ...(cost === undefined ? {} : { cost }),
+    });
     this.#step++;
   }
 

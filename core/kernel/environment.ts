@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { CompactorCapability } from "../compaction.ts";
 import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import { type HookCapability, PHASE_HOOK_POINTS, type PhaseHookPoint } from "../hooks.ts";
 import type { SealedContext } from "../prompt.ts";
@@ -49,8 +50,7 @@ export function buildEnvironment(
     hooks: Object.freeze(hooks),
     gates: Object.freeze(ordered(registries.gate, rank)),
     guards: Object.freeze(ordered(registries.guard, rank)),
-    // Filled from the compactor registry once it exists (issue 14).
-    compactors: Object.freeze([]),
+    compactors: Object.freeze(chained(registries.compactor, rank)),
     actions: byName(registries.action),
     stateKeys: byName(registries.state),
     assemblePrompt: (sealed: SealedContext) => registries.prompt.assemble(sealed),
@@ -73,6 +73,18 @@ function ordered<C>(
   rank: ReadonlyMap<string, number>,
 ): NamedEntry<C>[] {
   return [...registry.list()].sort((a, b) => (rank.get(a.owner) ?? -1) - (rank.get(b.owner) ?? -1));
+}
+
+// The compactor chain, outermost first: a plugin's compactors wrap those of the plugins it
+// requires (reverse dependency order), so one that extends another's strategy by requiring it
+// sees that strategy's result through `next` and has the last word. Within a plugin the first
+// registered is outermost; the core's own, owned by no plugin, sit innermost, next to the
+// kernel's default strategy.
+function chained(
+  registry: NamedRegistry<CompactorCapability>,
+  rank: ReadonlyMap<string, number>,
+): NamedEntry<CompactorCapability>[] {
+  return [...registry.list()].sort((a, b) => (rank.get(b.owner) ?? -1) - (rank.get(a.owner) ?? -1));
 }
 
 function byName<C>(registry: NamedRegistry<C>): ReadonlyMap<string, NamedEntry<C>> {

@@ -1,7 +1,8 @@
 /**
  * `@amber/core/kernel`: the run kernel. It resolves a plugin selection into one execution
- * environment, runs a model in a loop with tools over it, and records each step in a session
- * file. The contracts it calls (hooks, gates, guards, tools, dialects) live in `@amber/core`.
+ * environment, runs a model in a loop with tools over it, compacts its conversation when it
+ * grows too long for the model's context window, and records each step in a session file. The
+ * contracts it calls (hooks, gates, guards, tools, dialects) live in `@amber/core`.
  *
  * @example
  * ```ts
@@ -30,13 +31,13 @@ export { type ResolvedSelection, resolveSelection, type SelectionRequest } from 
 export { buildEnvironment } from "./environment.ts";
 export {
   type CompactionRecord,
-  listSessions,
   type LoadedSession,
   newSessionId,
   parseSession,
   SessionFile,
   type SessionHeader,
-  type SessionSummary,
   type StepRecord,
   TranscriptError,
 } from "./transcript.ts";
+export { listSessions, type SessionSummary } from "./sessions.ts";
+export { compactConversation, type CompactOptions, type CompactOutcome } from "./compact.ts";

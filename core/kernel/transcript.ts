@@ -73,6 +73,10 @@ export interface CompactionRecord {
   readonly tokensAfter: number;
   /** The compacted conversation. */
   readonly messages: readonly Message[];
+  /** What the summary's model calls used, when there were any. */
+  readonly usage?: TokenUsage;
+  /** What they cost in dollars, when the model's prices were known. */
+  readonly cost?: number;
 }
 
 /** A session read back from disk. */
@@ -113,7 +117,8 @@ const ID_PATTERN = /^[A-Za-z0-9_-]+$/;
  * Parses the text of a session file. A last line without its newline that is not valid JSON is
  * returned as `torn`; any other bad line is a {@linkcode TranscriptError} naming it. Consecutive
  * records of one step number are one step (the kernel writes a run's prompt before its first
- * model call, and the rest of that step at its commit).
+ * model call, and the rest of that step at its commit). A compaction record replaces the
+ * conversation to continue from (`messages`) with its own; the steps before it stay in `steps`.
  *
  * @example
  * ```ts
@@ -153,18 +158,26 @@ export function parseSession(text: string, path: string): LoadedSession {
     throw new TranscriptError(path, 1, "the first line is not a session header");
   }
   const steps: StepRecord[] = [];
-  const messages: Message[] = [];
+  const compactions: CompactionRecord[] = [];
+  let messages: Message[] = [];
   for (let i = 1; i < lines.length; i++) {
     if (lines[i] === "") continue;
-    let record: StepRecord;
+    let record: StepRecord | CompactionRecord;
     try {
       record = JSON.parse(lines[i]);
     } catch (error) {
       throw new TranscriptError(path, i + 1, "the line is not JSON", { cause: error });
     }
-    if (record?.type !== "step" || !Array.isArray(record.messages)) {
-      throw new TranscriptError(path, i + 1, "the line is not a step record");
+    if (record?.type === "compaction" && Array.isArray(record.messages)) {
+      // From here on the conversation is the compacted one; the steps stay, the full history.
+      compactions.push(record);
+      messages = [...record.messages];
+      continue;
     }
+    if (record?.type !== "step" || !Array.isArray(record.messages)) {
+      throw new TranscriptError(path, i + 1, "the line is not a step or compaction record");
+    }
+    // A compaction between the two parts of one step (before its model call) leaves it one step.
     const last = steps.at(-1);
     if (last !== undefined && last.step === record.step) {
       steps[steps.length - 1] = merge(last, record);
@@ -172,8 +185,8 @@ export function parseSession(text: string, path: string): LoadedSession {
     for (const message of record.messages) messages.push(message);
   }
   return torn === undefined
-    ? { header, steps, messages, compactions: [] }
-    : { header, steps, messages, compactions: [], torn };
+    ? { header, steps, messages, compactions }
+    : { header, steps, messages, compactions, torn };
 }
 
 // One step written in two parts (its prompt before the model call, the rest at its commit) is
@@ -309,6 +322,16 @@ export class SessionFile {
     return this.#write({ type: "step", at: new Date().toISOString(), ...step });
   }
 
+  /**
+   * Appends a compaction: a resumed session continues from its messages. Resolves once the
+   * line is written.
+   */
+  appendCompaction(
+    compaction: Omit<CompactionRecord, "type" | "at"> & { readonly at?: string },
+  ): Promise<void> {
+    return this.#write({ type: "compaction", at: new Date().toISOString(), ...compaction });
+  }
+
   /** Closes the file. */
   close(): void {
     try {
@@ -318,7 +341,7 @@ export class SessionFile {
     }
   }
 
-  async #write(record: SessionHeader | StepRecord): Promise<void> {
+  async #write(record: SessionHeader | StepRecord | CompactionRecord): Promise<void> {
     let line = JSON.stringify(record);
     for (const secret of this.#secrets) {
       if (line.includes(secret)) line = line.replaceAll(secret, "[redacted]");
@@ -329,59 +352,4 @@ export class SessionFile {
     let written = 0;
     while (written < bytes.byteLength) written += await this.#file.write(bytes.subarray(written));
   }
-}
-
-/** One session as `amber sessions` lists it. */
-export interface SessionSummary {
-  /** The id. */
-  readonly id: string;
-  /** When it was created. */
-  readonly created: string;
-  /** How many steps it has. */
-  readonly steps: number;
-  /** Its first prompt, clipped. */
-  readonly title: string;
-  /** The model. */
-  readonly model?: string;
-  /** A problem reading it, if any. */
-  readonly problem?: string;
-}
-
-/**
- * Every session under a config directory, newest first.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { listSessions } from "@amber/core/kernel";
- * assert.deepEqual(await listSessions(await Deno.makeTempDir()), []);
- * ```
- */
-export async function listSessions(configDir: string): Promise<SessionSummary[]> {
-  const dir = join(configDir, "sessions");
-  const ids: string[] = [];
-  try {
-    for await (const entry of Deno.readDir(dir)) {
-      if (entry.isFile && entry.name.endsWith(".jsonl")) ids.push(entry.name.slice(0, -6));
-    }
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return [];
-    throw error;
-  }
-  const summaries = await Promise.all(ids.map(async (id): Promise<SessionSummary> => {
-    try {
-      const session = await SessionFile.load(configDir, id);
-      return {
-        id,
-        created: session.header.created,
-        steps: session.steps.length,
-        title: session.header.title ?? "",
-        model: session.header.model,
-        ...(session.torn ? { problem: `line ${session.torn.line} was cut off` } : {}),
-      };
-    } catch (error) {
-      return { id, created: "", steps: 0, title: "", problem: (error as Error).message };
-    }
-  }));
-  return summaries.sort((a, b) => b.id.localeCompare(a.id));
 }

@@ -7,6 +7,7 @@
 import type { AllowanceCapability } from "../allowance.ts";
 import type { Capability } from "../capability.ts";
 import type { CommandCapability } from "../command.ts";
+import type { CompactorCapability } from "../compaction.ts";
 import type {
   ActionCapability,
   GateCapability,
@@ -45,6 +46,8 @@ export interface ServedCapabilities {
   readonly gates: ReadonlyMap<string, GateCapability>;
   /** Run-end guards by name. */
   readonly guards: ReadonlyMap<string, GuardCapability>;
+  /** Compactors by name. */
+  readonly compactors: ReadonlyMap<string, CompactorCapability>;
   /** Action kinds by name. */
   readonly actions: ReadonlyMap<string, ActionCapability>;
   /** Wallets by capability name. */
@@ -91,6 +94,7 @@ interface Building {
   readonly hooks: Map<string, HookCapability>;
   readonly gates: Map<string, GateCapability>;
   readonly guards: Map<string, GuardCapability>;
+  readonly compactors: Map<string, CompactorCapability>;
   readonly actions: Map<string, ActionCapability>;
   readonly wallets: Map<string, WalletCapability>;
   readonly allowances: Map<string, AllowanceCapability>;
@@ -105,6 +109,7 @@ function emptyTables(): Building {
     hooks: new Map(),
     gates: new Map(),
     guards: new Map(),
+    compactors: new Map(),
     actions: new Map(),
     wallets: new Map(),
     allowances: new Map(),
@@ -218,6 +223,11 @@ function serveOne(
       if (typeof capability.decide !== "function") return missing("decide");
       served.guards.set(capability.name, capability);
       push({ kind: "guard", name: capability.name });
+      return undefined;
+    case "compactor":
+      if (typeof capability.compact !== "function") return missing("compact");
+      served.compactors.set(capability.name, capability);
+      push({ kind: "compactor", name: capability.name });
       return undefined;
     case "action":
       if (typeof capability.run !== "function") return missing("run");

@@ -18,6 +18,9 @@ import {
   type AccountFetchParams,
   type ActionRunParams,
   type CommandRunParams,
+  type CompactionNextParams,
+  type CompactionSummarizeParams,
+  type CompactorCompactParams,
   type ConfigChangedParams,
   type DescribeParams,
   type EventParams,
@@ -45,6 +48,8 @@ import { serveDialects } from "./_child_dialect.ts";
 import { checkStandardArguments } from "../tool_parameters.ts";
 import { messageOf } from "../_message_of.ts";
 import { ChildScope, type ScopeLink } from "./_child_scope.ts";
+import { scaledEstimate } from "./_compaction_estimate.ts";
+import type { CompactionInput, CompactionResult } from "../compaction.ts";
 
 const PERMISSION_KINDS = ["read", "write", "net", "env", "run"] as const;
 
@@ -125,6 +130,10 @@ export class PluginServer {
         state: new Map(input.state),
       });
     });
+    this.#request(
+      Method.compactorCompact,
+      (params, call) => this.#compact(params as CompactorCompactParams, call),
+    );
     this.#request(Method.actionRun, (params, call) => {
       const { name, input } = params as ActionRunParams;
       return this.#find(this.#served.actions, "action", name).run({
@@ -418,6 +427,30 @@ export class PluginServer {
     return await ask.call(served.tool, params.args) === true;
   }
 
+  // A compactor runs here on the conversation as data; what it asks of the host (a summary, the
+  // rest of the chain) crosses back as requests naming the compaction. `next` sends only what
+  // the compactor changed: the conversation is not sent back unless it is another one.
+  #compact(params: CompactorCompactParams, call: RpcCall): unknown {
+    const { name, compaction, input } = params;
+    const compactor = this.#find(this.#served.compactors, "compactor", name);
+    const { state, tokensPerChar, ...plan } = input;
+    const signal = call.signal;
+    const given: CompactionInput = {
+      ...plan,
+      state: new Map(state),
+      signal,
+      summarize: (request) => {
+        const ask: CompactionSummarizeParams = { compaction, request };
+        return this.#peer.request<string>(Method.compactionSummarize, ask, { signal });
+      },
+      estimate: (messages) => scaledEstimate(messages, tokensPerChar),
+    };
+    return compactor.compact(given, (changed) => {
+      const ask: CompactionNextParams = { compaction, input: changes(given, changed) };
+      return this.#peer.request<CompactionResult>(Method.compactionNext, ask, { signal });
+    });
+  }
+
   async #command(params: CommandRunParams): Promise<string | CommandReply> {
     const command = this.#find(this.#served.commands, "command", params.name);
     const handler = command.handlers[params.path];
@@ -515,4 +548,21 @@ function argumentsOf(args: unknown): { value: unknown } | string {
 
 function errorResult(error: string): ToolResult {
   return { ok: false, output: "", error };
+}
+
+// What a compactor changed in the input it hands `next`: the messages (when they are another
+// list), the turns kept and the instructions. The rest of the input is the host's.
+function changes(
+  given: CompactionInput,
+  changed: CompactionInput | undefined,
+): CompactionNextParams["input"] {
+  if (changed === undefined || changed === given) return {};
+  return {
+    ...(changed.messages === given.messages ? {} : { messages: changed.messages }),
+    ...(changed.keepTurns === given.keepTurns ? {} : { keepTurns: changed.keepTurns }),
+    // Instructions taken away cross as none asked for: JSON has no undefined.
+    ...(changed.instructions === given.instructions
+      ? {}
+      : { instructions: changed.instructions ?? "" }),
+  };
 }

@@ -167,22 +167,25 @@ function isStreamEvent(value: unknown): value is StreamEvent {
       return typeof event.index === "number" && typeof event.delta === "string";
     case "toolCallEnd":
       return typeof event.index === "number" && typeof event.id === "string" &&
-        typeof event.name === "string" && typeof event.arguments === "string";
+        typeof event.name === "string" && typeof event.arguments === "string" &&
+        optional(event.signature, "string");
     case "usage":
       return typeof event.promptTokens === "number" &&
         typeof event.completionTokens === "number" &&
-        optional(event.cachedTokens, "number") && optional(event.reasoningTokens, "number");
+        optional(event.cachedTokens, "number") && optional(event.cacheWriteTokens, "number") &&
+        optional(event.reasoningTokens, "number");
     case "finish":
       return FINISH_REASONS.has(event.reason as FinishReason) && optional(event.raw, "string");
     case "error":
       return typeof event.message === "string" && typeof event.retryable === "boolean" &&
-        optional(event.status, "number") && optional(event.retryAfterMs, "number");
+        optional(event.status, "number") && optional(event.retryAfterMs, "number") &&
+        optional(event.contextOverflow, "boolean");
     default:
       return false;
   }
 }
 
-function optional(value: unknown, type: "number" | "string"): boolean {
+function optional(value: unknown, type: "number" | "string" | "boolean"): boolean {
   return value === undefined || typeof value === type;
 }
 

@@ -6,6 +6,7 @@ import type { Capability } from "../capability.ts";
 import type { DialectFactory } from "../provider.ts";
 import { proxyAllowance, proxyWallet } from "./_proxy_accounts.ts";
 import { proxyCommand } from "./_proxy_commands.ts";
+import { type CompactionDesk, proxyCompactor } from "./_proxy_compactor.ts";
 import { proxyAction, proxyGate, proxyGuard, proxyHook, proxyStateKey } from "./_proxy_hooks.ts";
 import type { ProxyLink } from "./_proxy_link.ts";
 import type { RenderBoard } from "./_proxy_renders.ts";
@@ -24,6 +25,7 @@ export function proxyCapabilities(
   link: ProxyLink,
   board: RenderBoard,
   dialect: DialectProxy,
+  desk: CompactionDesk,
   grantedEnv: readonly string[] = [],
 ): Capability[] {
   // The providers whose key its wallets and allowances may be given: its own presets.
@@ -70,6 +72,8 @@ export function proxyCapabilities(
         return proxyGate(descriptor, link);
       case "guard":
         return proxyGuard(descriptor, link);
+      case "compactor":
+        return proxyCompactor(descriptor, link, desk);
       case "action":
         return proxyAction(descriptor, link);
       case "state":

@@ -1,7 +1,9 @@
 // A sandboxed plugin's part in a run: phase hooks, tool gates, run-end guards, scheduled actions
 // and state keys. The run's state store crosses as its entries; an answer comes back as the
 // plugin gave it, and the kernel judges it as it judges any plugin's (a malformed gate outcome
-// blocks: the gate chain fails closed). A failure rejects, and the kernel contains it.
+// blocks: the gate chain fails closed). A hook's `compaction` adjustment is checked here too,
+// since it steers what the host does to the whole conversation: a malformed one rejects. A
+// failure rejects, and the kernel contains it.
 
 import type {
   ActionCapability,
@@ -14,6 +16,7 @@ import type {
   StateKeyCapability,
 } from "../hooks.ts";
 import type { ToolResult } from "../tool.ts";
+import { checkAdjustment, type Refuse, SandboxedCompactionError } from "./_compaction_answers.ts";
 import type { ProxyLink } from "./_proxy_link.ts";
 import {
   type ActionRunParams,
@@ -34,22 +37,29 @@ type Descriptor<K extends CapabilityDescriptor["kind"]> = Extract<
 export function proxyHook(descriptor: Descriptor<"hook">, link: ProxyLink): HookCapability {
   const { name, point } = descriptor;
   const what = `hook '${name}' of plugin '${link.pluginId}'`;
+  const refuse: Refuse = (message) => {
+    throw new SandboxedCompactionError(link.pluginId, what, message);
+  };
   return {
     kind: "hook",
     name,
     point,
-    run: (input) => {
+    run: async (input) => {
       const params: HookRunParams = {
         name,
         input: {
           point: input.point,
           step: input.step,
           transcript: input.transcript,
-          state: entries(input.state),
+          state: stateEntries(input.state),
           ...(input.tool === undefined ? {} : { tool: input.tool }),
+          ...(input.compaction === undefined ? {} : { compaction: input.compaction }),
         },
       };
-      return link.call<HookReaction>(Method.hookRun, params, "hook", what);
+      const reaction = await link.call<HookReaction>(Method.hookRun, params, "hook", what);
+      const compaction = (reaction as Partial<HookReaction> | null)?.compaction;
+      if (compaction === undefined) return reaction;
+      return { ...reaction, compaction: checkAdjustment(compaction, refuse) };
     },
   };
 }
@@ -64,7 +74,7 @@ export function proxyGate(descriptor: Descriptor<"gate">, link: ProxyLink): Gate
     check: (input) => {
       const params: GateCheckParams = {
         name,
-        input: { call: input.call, args: input.args, state: entries(input.state) },
+        input: { call: input.call, args: input.args, state: stateEntries(input.state) },
       };
       return link.call<GateOutcome>(Method.gateCheck, params, "gate", what);
     },
@@ -81,7 +91,7 @@ export function proxyGuard(descriptor: Descriptor<"guard">, link: ProxyLink): Gu
     decide: (input) => {
       const params: GuardDecideParams = {
         name,
-        input: { step: input.step, transcript: input.transcript, state: entries(input.state) },
+        input: { step: input.step, transcript: input.transcript, state: stateEntries(input.state) },
       };
       return link.call<RunEndDecision>(Method.guardDecide, params, "guard", what);
     },
@@ -116,6 +126,7 @@ export function proxyStateKey(descriptor: Descriptor<"state">): StateKeyCapabili
   return { kind: "state", name: descriptor.name, initial: descriptor.initial };
 }
 
-function entries(state: ReadonlyMap<string, unknown>): StateEntries {
+/** The run's state store as it crosses: its entries. */
+export function stateEntries(state: ReadonlyMap<string, unknown>): StateEntries {
   return [...state.entries()];
 }

@@ -15,3 +15,4 @@ export * from "./process.ts";
 export * from "./child.ts";
 export * from "./sandboxed_plugin.ts";
 export { SandboxedDialectError } from "./_dialect_answers.ts";
+export { SandboxedCompactionError } from "./_compaction_answers.ts";

@@ -21,6 +21,7 @@
  */
 
 import type { CommandNode } from "../command.ts";
+import type { CompactionPlan, SummaryRequest } from "../compaction.ts";
 import type { ChatRequest, ProviderSettings, StreamEvent } from "../dialect.ts";
 import type { AmberEvents } from "../events.ts";
 import type { PhaseHookPoint } from "../hooks.ts";
@@ -46,6 +47,7 @@ export const Method: {
   readonly hookRun: "hook.run";
   readonly gateCheck: "gate.check";
   readonly guardDecide: "guard.decide";
+  readonly compactorCompact: "compactor.compact";
   readonly actionRun: "action.run";
   readonly walletFetch: "wallet.fetch";
   readonly allowanceFetch: "allowance.fetch";
@@ -77,6 +79,8 @@ export const Method: {
   readonly uiNotify: "ui.notify";
   // plugin -> host, requests
   readonly uiAsk: "ui.ask";
+  readonly compactionSummarize: "compaction.summarize";
+  readonly compactionNext: "compaction.next";
 } = Object.freeze({
   describe: "describe",
   initialize: "initialize",
@@ -87,6 +91,7 @@ export const Method: {
   hookRun: "hook.run",
   gateCheck: "gate.check",
   guardDecide: "guard.decide",
+  compactorCompact: "compactor.compact",
   actionRun: "action.run",
   walletFetch: "wallet.fetch",
   allowanceFetch: "allowance.fetch",
@@ -115,6 +120,8 @@ export const Method: {
   log: "log",
   uiNotify: "ui.notify",
   uiAsk: "ui.ask",
+  compactionSummarize: "compaction.summarize",
+  compactionNext: "compaction.next",
 });
 
 /** `describe`: the host's side. */
@@ -263,6 +270,7 @@ export type CapabilityDescriptor =
   | { readonly kind: "hook"; readonly name: string; readonly point: PhaseHookPoint }
   | { readonly kind: "gate"; readonly name: string }
   | { readonly kind: "guard"; readonly name: string }
+  | { readonly kind: "compactor"; readonly name: string }
   | { readonly kind: "action"; readonly name: string }
   | { readonly kind: "state"; readonly name: string; readonly initial: unknown };
 
@@ -316,6 +324,8 @@ export interface HookRunParams {
     readonly transcript: readonly Message[];
     readonly state: StateEntries;
     readonly tool?: { readonly call: ToolCall; readonly result: ToolResult };
+    /** At `BeforeCompaction`: the compaction about to run. */
+    readonly compaction?: CompactionPlan;
   };
 }
 
@@ -336,6 +346,52 @@ export interface GuardDecideParams {
     readonly step: number;
     readonly transcript: readonly Message[];
     readonly state: StateEntries;
+  };
+}
+
+/**
+ * `compactor.compact` params (cancellable); the result is a `CompactionResult`. While it runs,
+ * the plugin may ask the host `compaction.summarize` and `compaction.next`, naming the
+ * compaction by `compaction`.
+ */
+export interface CompactorCompactParams {
+  /** The compactor's name. */
+  readonly name: string;
+  /** The handle of this compaction, for the plugin's `compaction.*` requests while it runs. */
+  readonly compaction: number;
+  /** `CompactionInput` as data: `state` as entries, and no functions. */
+  readonly input: CompactionPlan & {
+    readonly messages: readonly Message[];
+    readonly state: StateEntries;
+    /**
+     * Tokens per character of `messages` by the host's estimate: the plugin process estimates
+     * other messages in proportion, since an estimate is synchronous and cannot cross.
+     */
+    readonly tokensPerChar: number;
+  };
+}
+
+/** `compaction.summarize` params (plugin -> host); the result is the summary's text. */
+export interface CompactionSummarizeParams {
+  /** The compaction's handle, from `compactor.compact`. */
+  readonly compaction: number;
+  /** The summary asked for. */
+  readonly request: SummaryRequest;
+}
+
+/**
+ * `compaction.next` params (plugin -> host); the result is the `CompactionResult` of the rest
+ * of the chain. The plugin may change the messages, the turns kept and the instructions; the
+ * rest of the input is the host's.
+ */
+export interface CompactionNextParams {
+  /** The compaction's handle, from `compactor.compact`. */
+  readonly compaction: number;
+  /** What the plugin changed, if anything. */
+  readonly input?: {
+    readonly messages?: readonly Message[];
+    readonly keepTurns?: number;
+    readonly instructions?: string;
   };
 }
 

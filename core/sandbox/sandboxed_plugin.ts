@@ -78,6 +78,7 @@ import type { PluginContext, PluginServices } from "../services.ts";
 import type { ToolEntry, ToolView } from "../tool.ts";
 import type { NotifyTone, UiService } from "../ui.ts";
 import { proxyCapabilities } from "./_proxy_capabilities.ts";
+import { CompactionDesk } from "./_proxy_compactor.ts";
 import { proxyDialect } from "./_proxy_dialect.ts";
 import { type LinkCallOptions, PluginEndedError, type ProxyLink } from "./_proxy_link.ts";
 import { RenderBoard } from "./_proxy_renders.ts";
@@ -204,6 +205,7 @@ export async function loadSandboxedPlugin(
 class Sandbox implements ProxyLink {
   readonly #options: SandboxedPluginOptions;
   readonly #board = new RenderBoard();
+  readonly #desk = new CompactionDesk();
   readonly #subscriptions = new Map<string, Subscription>();
   #id: string;
   #manifest: PluginManifest | undefined;
@@ -287,6 +289,7 @@ class Sandbox implements ProxyLink {
           this,
           this.#board,
           (flavor) => () => proxyDialect(this, flavor),
+          this.#desk,
           manifest.permissions?.env ?? [],
         ),
     };
@@ -493,10 +496,11 @@ class Sandbox implements ProxyLink {
   }
 
   // What the process may say at any time: its renders, a live change, its log, its event
-  // subscriptions, and what it asks of the user.
+  // subscriptions, what it asks of the user, and what its compactor asks while it runs.
   #listen(connection: PluginConnection): void {
     const peer = connection.peer;
     this.#board.listen(peer);
+    this.#desk.listen(peer);
     peer.onNotification(Method.pluginChanged, (params) => {
       const { liveVersion, capabilities } = (params ?? {}) as Partial<PluginChangedParams>;
       if (typeof liveVersion !== "number" || !Array.isArray(capabilities)) return;

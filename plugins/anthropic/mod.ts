@@ -41,6 +41,7 @@ export function createAnthropicPlugin(): Plugin {
         defaultModel: "claude-sonnet-4-6",
         requiresKey: true,
         keyEnv: "ANTHROPIC_API_KEY",
+        catalog: "anthropic",
         images: true,
       }],
     }],

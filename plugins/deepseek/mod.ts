@@ -97,6 +97,7 @@ export function createDeepseekPlugin(): Plugin {
           defaultModel: "deepseek-chat",
           requiresKey: true,
           keyEnv: "DEEPSEEK_API_KEY",
+          catalog: "deepseek",
         }],
       },
       wallet,

@@ -40,6 +40,7 @@ export function createGeminiPlugin(): Plugin {
         defaultModel: "gemini-3.5-flash",
         requiresKey: true,
         keyEnv: "GEMINI_API_KEY",
+        catalog: "google",
         images: true,
       }],
     }],

@@ -36,6 +36,7 @@ export function createGroqPlugin(): Plugin {
         defaultModel: "openai/gpt-oss-120b",
         requiresKey: true,
         keyEnv: "GROQ_API_KEY",
+        catalog: "groq",
       }],
     }],
   });

@@ -81,6 +81,8 @@ export function createKilocodePlugin(): Plugin {
           defaultModel: "anthropic/claude-sonnet-4.6",
           requiresKey: true,
           keyEnv: "KILOCODE_API_KEY",
+          // Its gateway takes OpenRouter's model ids, at OpenRouter's prices.
+          catalog: "openrouter",
         }],
       },
       {

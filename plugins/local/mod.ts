@@ -22,12 +22,18 @@ import { providerPlugin } from "../_provider.ts";
  * ```
  */
 export function createLocalPlugin(): Plugin {
-  const local = (name: string, baseUrl: string, defaultModel: string): Preset => ({
+  const local = (
+    name: string,
+    baseUrl: string,
+    defaultModel: string,
+    catalog?: string,
+  ): Preset => ({
     name,
     flavor: "openai",
     baseUrl,
     defaultModel,
     requiresKey: false,
+    ...(catalog === undefined ? {} : { catalog }),
   });
   return providerPlugin({
     id: "local",
@@ -41,7 +47,8 @@ export function createLocalPlugin(): Plugin {
       presets: [
         local("ollama", "http://127.0.0.1:11434/v1", "qwen3-coder"),
         // LM Studio and llama.cpp answer with whichever model is loaded, whatever the name.
-        local("lmstudio", "http://127.0.0.1:1234/v1", "local-model"),
+        // models.dev describes a few of LM Studio's own model ids.
+        local("lmstudio", "http://127.0.0.1:1234/v1", "local-model", "lmstudio"),
         local("llamacpp", "http://127.0.0.1:8080/v1", "local-model"),
       ],
     }],

@@ -36,6 +36,7 @@ export function createMistralPlugin(): Plugin {
         defaultModel: "mistral-large-latest",
         requiresKey: true,
         keyEnv: "MISTRAL_API_KEY",
+        catalog: "mistral",
       }],
     }],
   });

@@ -90,6 +90,7 @@ export function createMoonshotPlugin(): Plugin {
           defaultModel: "kimi-k2.6",
           requiresKey: true,
           keyEnv: "MOONSHOT_API_KEY",
+          catalog: "moonshotai",
         }],
       },
       wallet,

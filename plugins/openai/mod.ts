@@ -47,6 +47,7 @@ export function createOpenaiPlugin(): Plugin {
           requiresKey: true,
           keyEnv: "OPENAI_API_KEY",
           images: true,
+          catalog: "openai",
         }],
       },
       {
@@ -64,6 +65,7 @@ export function createOpenaiPlugin(): Plugin {
           requiresKey: true,
           keyEnv: "OPENAI_API_KEY",
           images: true,
+          catalog: "openai",
         }],
       },
     ],

@@ -59,6 +59,7 @@ export function createOpenrouterPlugin(): Plugin {
           defaultModel: "openai/gpt-5.5",
           requiresKey: true,
           keyEnv: "OPENROUTER_API_KEY",
+          catalog: "openrouter",
           images: true,
         }],
       },

@@ -28,6 +28,7 @@ const BOUND_AXES: readonly BoundAxis[] = [
   "allowances",
   "toolGates",
   "runEndGuards",
+  "compactors",
   "actionKinds",
   "stateKeys",
 ];
@@ -68,7 +69,10 @@ Deno.test("id_bound_default_is_deny_all", () => {
   );
   strictEqual(enforceBound("p", undefined, everything).length, everything.length);
   strictEqual(enforceBound("p", {}, everything).length, everything.length);
-  strictEqual(enforceBound("p", { tools: exact(), phaseHooks: [] }, everything).length, 13);
+  strictEqual(
+    enforceBound("p", { tools: exact(), phaseHooks: [] }, everything).length,
+    CAPABILITY_KINDS.length,
+  );
 });
 
 Deno.test("enforce_bound_accepts_a_subset", () => {
@@ -212,6 +216,7 @@ Deno.test("axisOf and boundId map every registry kind to its axis", () => {
     hook: "phaseHooks",
     gate: "toolGates",
     guard: "runEndGuards",
+    compactor: "compactors",
     action: "actionKinds",
     state: "stateKeys",
   };
@@ -349,6 +354,7 @@ Deno.test("every bound axis is named in a violation message", () => {
     allowances: ["allowance", "id"],
     toolGates: ["gate", "id"],
     runEndGuards: ["guard", "id"],
+    compactors: ["compactor", "id"],
     actionKinds: ["action", "id"],
     stateKeys: ["state", "id"],
   };

@@ -31,6 +31,7 @@ Deno.test("@amber/core/kernel exports exactly these values", () => {
     "SessionFile",
     "TranscriptError",
     "buildEnvironment",
+    "compactConversation",
     "listSessions",
     "newSessionId",
     "parseSession",

@@ -60,6 +60,7 @@ function reachable(registries: Registries, spec: Spec): string[] {
       hook: () => registries.hook.get(`h_${key}`) !== undefined,
       gate: () => registries.gate.get(`g_${key}`) !== undefined,
       guard: () => registries.guard.get(`guard_${key}`) !== undefined,
+      compactor: () => registries.compactor.get(`comp_${key}`) !== undefined,
       action: () => registries.action.get(`act_${key}`) !== undefined,
       state: () => registries.state.get(`st_${key}`) !== undefined,
     }[kind]();

@@ -16,6 +16,7 @@ import {
   type ScriptedTurn,
 } from "@amber/providers/testing";
 import { serveDialects } from "../../core/sandbox/_child_dialect.ts";
+import { checkEvents } from "../../core/sandbox/_dialect_answers.ts";
 import { proxyDialect, SandboxedDialectError } from "../../core/sandbox/_proxy_dialect.ts";
 import type { ProxyLink } from "../../core/sandbox/_proxy_link.ts";
 
@@ -422,6 +423,26 @@ Deno.test("events that are not stream events are refused, naming the plugin", as
     events[0].type === "error" ? events[0].message : "",
     /plugin 'wire' decoded what is not a stream event: \{"type":"text"\}/,
   );
+});
+
+Deno.test("issue 14's optional event fields pass when well typed and are refused otherwise", () => {
+  const refuse = (message: string): never => {
+    throw new Error(message);
+  };
+  const fine: StreamEvent[] = [
+    { type: "usage", promptTokens: 10, completionTokens: 2, cachedTokens: 4, cacheWriteTokens: 6 },
+    { type: "toolCallEnd", index: 0, id: "c", name: "read", arguments: "{}", signature: "sig" },
+    { type: "error", message: "too long", retryable: false, contextOverflow: true },
+  ];
+  assert.deepEqual(checkEvents({ events: fine }, refuse).events, fine);
+  const bad = [
+    { type: "usage", promptTokens: 10, completionTokens: 2, cacheWriteTokens: "6" },
+    { type: "toolCallEnd", index: 0, id: "c", name: "read", arguments: "{}", signature: 7 },
+    { type: "error", message: "too long", retryable: false, contextOverflow: "yes" },
+  ];
+  for (const event of bad) {
+    assert.throws(() => checkEvents({ events: [event] }, refuse), /is not a stream event/);
+  }
 });
 
 Deno.test("the consumer's sink throwing reaches the caller, as in-process", async () => {

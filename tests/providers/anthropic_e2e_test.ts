@@ -104,6 +104,7 @@ Deno.test("anthropic e2e: text and usage stream through the client", async () =>
     promptTokens: 21,
     completionTokens: 9,
     cachedTokens: 0,
+    cacheWriteTokens: 0,
   });
   assert.deepEqual(events.at(-1), { type: "finish", reason: "stop", raw: "end_turn" });
   const sent = h.server.chats[0];

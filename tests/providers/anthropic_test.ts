@@ -118,6 +118,7 @@ Deno.test("anthropic: the request is a streaming Messages call with version and 
     name: "read",
     description: "Reads a file.",
     input_schema: TOOL.parameters,
+    cache_control: { type: "ephemeral" },
   }]);
 });
 
@@ -192,7 +193,10 @@ Deno.test("anthropic: tool calls become tool_use and results one merged user mes
   ];
   const sent = body({ messages });
   assert.deepEqual(sent.messages, [
-    { role: "user", content: [{ type: "text", text: "Read two files" }] },
+    {
+      role: "user",
+      content: [{ type: "text", text: "Read two files", cache_control: { type: "ephemeral" } }],
+    },
     {
       role: "assistant",
       content: [
@@ -238,6 +242,7 @@ Deno.test("anthropic: a tool schema without type object is made an object schema
     name: "now",
     description: "The time.",
     input_schema: { type: "object", properties: {} },
+    cache_control: { type: "ephemeral" },
   }]);
 });
 
@@ -276,6 +281,7 @@ Deno.test("anthropic: a recorded text stream decodes to text, usage, then one fi
     promptTokens: 119,
     completionTokens: 6,
     cachedTokens: 100,
+    cacheWriteTokens: 7,
   });
   assert.deepEqual(events.at(-1), { type: "finish", reason: "stop", raw: "end_turn" });
 });
@@ -442,6 +448,7 @@ Deno.test("anthropic: an error event is an error, then finish error; overloaded 
     promptTokens: 5,
     completionTokens: 1,
     cachedTokens: 0,
+    cacheWriteTokens: 0,
   });
   const invalid = decode([
     ev({ type: "error", error: { type: "invalid_request_error", message: "bad" } }),

@@ -133,7 +133,7 @@ Deno.test("gemini e2e: a single function call comes back whole, ending as tool_c
   const [call] = ends(events);
   assert.equal(call.name, "read");
   assert.equal(call.arguments, '{"path":"src/main.ts","lines":[1,20]}');
-  assert.match(call.id, /^call_\d+$/);
+  assert.match(call.id, /^call_[0-9a-f]{12}_\d+$/);
   assert.deepEqual(events.at(-1), { type: "finish", reason: "tool_calls", raw: "STOP" });
 });
 
@@ -172,13 +172,14 @@ Deno.test("gemini e2e: made-up ids stay unique across steps and on resume", asyn
       messages.push({ role: "tool", toolCallId: c.id, name: c.name, content: "x" });
     }
   }
-  assert.deepEqual(ids, ["call_0", "call_1", "call_2"]);
+  assert.equal(new Set(ids).size, 3);
 
-  // A new client (a resumed session) numbers on from the transcript it sends.
+  // A new client (a resumed session) makes none of the ids its transcript holds.
   await using resumed = await harness();
   resumed.server.script({ toolCalls: [call] });
   const { events } = await resumed.run(request({ tools: [TOOL], messages }));
-  assert.deepEqual(ends(events).map((c) => c.id), ["call_3"]);
+  const [again] = ends(events);
+  assert.ok(!ids.includes(again.id), `${again.id} is new`);
 });
 
 Deno.test("gemini e2e: a 429 with retry-after-ms is retried after that wait", async () => {

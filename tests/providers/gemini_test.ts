@@ -306,6 +306,8 @@ Deno.test("gemini: a function call arrives whole and ends at once; STOP then mea
   assert.deepEqual(events.at(-1), { type: "finish", reason: "tool_calls", raw: "STOP" });
 });
 
+const MADE_UP = /^call_([0-9a-f]{12})_(\d+)$/;
+
 Deno.test("gemini: parallel calls get indexes and made-up ids unique in the conversation", () => {
   const stream = [
     chunk([
@@ -324,50 +326,54 @@ Deno.test("gemini: parallel calls get indexes and made-up ids unique in the conv
     [1, "now", "{}"],
     [2, "read", '{"path":"b"}'],
   ]);
-  assert.deepEqual([...first, ...second].map((c) => c.id), [
-    "call_0",
-    "call_1",
-    "call_2",
-    "call_3",
-    "call_4",
-    "call_5",
-  ]);
+  const ids = [...first, ...second].map((c) => c.id);
+  for (const id of ids) assert.match(id, MADE_UP);
+  assert.equal(new Set(ids).size, 6);
 });
 
-Deno.test("gemini: made-up ids share no state: independent dialects number alike", () => {
+Deno.test("gemini: made-up ids never repeat, whatever dialect or conversation makes them", () => {
   const stream = [
     chunk([{ functionCall: { name: "read" } }, { functionCall: { name: "now" } }], "STOP"),
   ];
-  const ids = (): string[] => ends(decode(stream)).map((c) => c.id);
-  assert.deepEqual(ids(), ["call_0", "call_1"]);
-  assert.deepEqual(ids(), ["call_0", "call_1"]);
+  // Independent dialects (a new client, a resumed session) in one process share the tag and
+  // go on counting, so neither a resume nor the interactive transcript sees an id twice.
+  const ids = [geminiDialect(), geminiDialect(), geminiDialect()]
+    .flatMap((dialect) => ends(decodeWith(dialect, stream)).map((c) => c.id));
+  assert.equal(new Set(ids).size, 6);
+  assert.equal(new Set(ids.map((id) => MADE_UP.exec(id)?.[1])).size, 1);
 });
 
-Deno.test("gemini: a request moves made-up ids past the ones its conversation holds", () => {
-  const dialect = geminiDialect();
-  const call = (id: string) => ({ id, name: "read", arguments: "{}" });
-  // A resumed transcript: our own ids up to call_7, OpenAI's and Gemini's own, and a number too
-  // long to count exactly, none of which may be handed out again or move the count absurdly.
-  dialect.chatRequest(
-    { baseUrl: BASE },
-    request({
-      messages: [
-        { role: "user", content: "Hi" },
-        {
-          role: "assistant",
-          content: "",
-          toolCalls: [call("call_3"), call("call_7"), call("call_abc12"), call("fc-9")],
-        },
-        { role: "assistant", content: "", toolCalls: [call("call_99999999999999999999")] },
-        { role: "assistant", content: "", toolCalls: [call("call_2")] },
-      ],
-    }),
-  );
-  const stream = [chunk([{ functionCall: { name: "read" } }], "STOP")];
-  assert.deepEqual(ends(decodeWith(dialect, stream)).map((c) => c.id), ["call_8"]);
-  // A shorter history later never moves the count back.
-  dialect.chatRequest({ baseUrl: BASE }, request());
-  assert.deepEqual(ends(decodeWith(dialect, stream)).map((c) => c.id), ["call_9"]);
+Deno.test("gemini: made-up ids differ between processes", async () => {
+  // The ids another process (an earlier run, the session being resumed) made.
+  const script = [
+    'import { geminiDialect } from "@amber/providers/gemini";',
+    "const decoder = geminiDialect().decoder();",
+    "const ids = [];",
+    "const sink = (e) => { if (e.type === 'toolCallEnd') ids.push(e.id); };",
+    `decoder.event(undefined, ${
+      JSON.stringify(JSON.stringify({
+        candidates: [{
+          content: { parts: [{ functionCall: { name: "read" } }] },
+          finishReason: "STOP",
+        }],
+      }))
+    }, sink);`,
+    "decoder.end(sink);",
+    "console.log(ids[0]);",
+  ].join("\n");
+  const run = async (): Promise<string> => {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--quiet", script],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    assert.ok(output.success);
+    return new TextDecoder().decode(output.stdout).trim();
+  };
+  const [a, b] = [await run(), await run()];
+  const here = ends(decode([chunk([{ functionCall: { name: "read" } }], "STOP")]))[0].id;
+  for (const id of [a, b, here]) assert.match(id, MADE_UP);
+  assert.equal(new Set([a, b, here]).size, 3);
 });
 
 Deno.test("gemini: finish reasons map to the neutral names, raw kept", () => {

@@ -1,6 +1,7 @@
 import { deepStrictEqual, match, notStrictEqual, ok, strictEqual } from "node:assert/strict";
 import {
   type ActionCapability,
+  type CompactorCapability,
   type GateCapability,
   type GuardCapability,
   type HookCapability,
@@ -11,6 +12,7 @@ import {
 } from "@amber/core";
 import {
   createActionRegistry,
+  createCompactorRegistry,
   createGateRegistry,
   createGuardRegistry,
   createHookRegistry,
@@ -29,6 +31,10 @@ function gate(name: string): GateCapability {
 
 function guard(name: string): GuardCapability {
   return { kind: "guard", name, decide: () => ({ kind: "complete" }) };
+}
+
+function compactor(name: string): CompactorCapability {
+  return { kind: "compactor", name, compact: (input, next) => next(input) };
 }
 
 function action(name: string): ActionCapability {
@@ -203,7 +209,7 @@ Deno.test("named registry: a capability that throws while read fails instead of 
 
 Deno.test("hooks: an unknown or missing point is rejected listing the valid points", () => {
   const hooks = createHookRegistry();
-  const valid = "StepStart, BeforeInference, AfterInference, AfterTool, StepEnd";
+  const valid = "StepStart, BeforeInference, AfterInference, AfterTool, StepEnd, BeforeCompaction";
   strictEqual(PHASE_HOOK_POINTS.join(", "), valid);
   strictEqual(
     errorOf(installLoose(hooks, "p", { ...hook("h"), point: "StepMiddle" })),
@@ -227,10 +233,24 @@ Deno.test("hooks: an unknown or missing point is rejected listing the valid poin
   deepStrictEqual(hooks.list().map((entry) => entry.capability.point), [...PHASE_HOOK_POINTS]);
 });
 
-Deno.test("guards, actions: their function must be there", () => {
+Deno.test("guards, compactors, actions: their function must be there", () => {
   strictEqual(
     errorOf(installLoose(createGuardRegistry(), "p", { kind: "guard", name: "done" })),
     "run-end guard 'done' of plugin 'p' has no decide function",
+  );
+  strictEqual(
+    errorOf(installLoose(createCompactorRegistry(), "p", { kind: "compactor", name: "trim" })),
+    "compactor 'trim' of plugin 'p' has no compact function",
+  );
+  strictEqual(
+    errorOf(
+      installLoose(createCompactorRegistry(), "p", {
+        kind: "compactor",
+        name: "trim",
+        compact: "summarize everything",
+      }),
+    ),
+    "compactor 'trim' of plugin 'p' has no compact function",
   );
   strictEqual(
     errorOf(installLoose(createActionRegistry(), "p", { kind: "action", name: "deploy", run: 1 })),
@@ -253,7 +273,7 @@ Deno.test("state keys: initial must be present, but may be undefined", () => {
   deepStrictEqual(state.get("todo.items")?.capability.initial, []);
 });
 
-// --- All five, table-driven ---
+// --- All six, table-driven ---
 
 interface Row {
   readonly kind: string;
@@ -288,6 +308,14 @@ const ROWS: readonly Row[] = [
     make: guard,
     broken: (name) => ({ kind: "guard", name }),
     fault: "has no decide function",
+  },
+  {
+    kind: "compactor",
+    label: "compactor",
+    create: createCompactorRegistry as () => NamedRegistry<unknown>,
+    make: compactor,
+    broken: (name) => ({ kind: "compactor", name }),
+    fault: "has no compact function",
   },
   {
     kind: "action",
@@ -352,14 +380,15 @@ for (const row of ROWS) {
   });
 }
 
-Deno.test("createRegistries builds the five extension registries under their kinds", () => {
+Deno.test("createRegistries builds the six extension registries under their kinds", () => {
   const registries = createRegistries();
-  const kinds = ["hook", "gate", "guard", "action", "state"] as const;
+  const kinds = ["hook", "gate", "guard", "compactor", "action", "state"] as const;
   for (const kind of kinds) ok(registries[kind] !== undefined, kind);
-  strictEqual(Object.keys(registries).length, 13);
+  strictEqual(Object.keys(registries).length, 14);
   contributionOf(registries.hook.install("p", hook("h"), services("p")));
   contributionOf(registries.gate.install("p", gate("h"), services("p")));
   contributionOf(registries.guard.install("p", guard("h"), services("p")));
+  contributionOf(registries.compactor.install("p", compactor("h"), services("p")));
   contributionOf(registries.action.install("p", action("h"), services("p")));
   contributionOf(registries.state.install("p", stateKey("h"), services("p")));
   for (const kind of kinds) {
