@@ -356,7 +356,8 @@ export class AnthropicBodyWriter {
       body += ',"tools":[' + tools.join(",") + "]";
     }
     body += "," + JSON.stringify(tail).slice(1);
-    this.#settle(settled, messages, turns, texts, marked.at(-1) ?? turns.length);
+    // Without a user turn there is one turn at most (roles alternate), and nothing to settle.
+    this.#settle(settled, messages, turns, texts, marked.at(-1) ?? 0);
     return body;
   }
 

@@ -2,14 +2,17 @@
  * The body of a Chat Completions request, put together from JSON made once per message.
  *
  * The conversation only grows and the kernel freezes what it commits, so each message's wire
- * JSON is kept (in an {@linkcode EncodingCache}) and the body is joined from those pieces: the
- * cost of a request stays flat as the session grows. The text is exactly what `JSON.stringify`
- * of the whole body object gives. Private to the package.
+ * JSON is kept (in an {@linkcode EncodingCache}) and the body is joined from those pieces, and
+ * the text joined for the previous request's conversation is taken over when the next request
+ * repeats it (a {@linkcode ConversationMemo}): the cost of a request stays flat as the session
+ * grows. The text is exactly what `JSON.stringify` of the whole body object gives. Private to
+ * the package.
  *
  * @module
  */
 
 import type { ChatRequest, Message, ProviderSettings, ToolDefinition } from "@amber/core";
+import { ConversationMemo } from "./_conversation_memo.ts";
 import { EncodingCache } from "./_encoding_cache.ts";
 import { dataUrl, toolImages } from "./_tool_images.ts";
 
@@ -54,7 +57,7 @@ const IMAGE_TYPES: ReadonlySet<string> = new Set([
 export class ChatCompletionsBody {
   readonly #cache = new EncodingCache();
   readonly #maxTokensField: MaxTokensField;
-  #memo: Memo | undefined = undefined;
+  readonly #memo = new ConversationMemo<BuildState>();
 
   /** A builder that puts the output limit in `maxTokensField`. */
   constructor(maxTokensField: MaxTokensField) {
@@ -91,50 +94,37 @@ export class ChatCompletionsBody {
     const n = messages.length;
     let head = 0;
     while (head < n && messages[head].role === "system" && !Object.isFrozen(messages[head])) head++;
-    const lead = new Build(this.#cache, images, undefined);
+    const lead = new Build(this.#cache, images);
     for (let i = 0; i < head; i++) lead.add(messages[i], i);
 
-    const memo = this.#memo;
-    const reused = memo !== undefined && memo.images === images &&
-      startsWith(messages, head, memo.refs);
-    const from = reused ? head + memo.refs.length : head;
-    const build = new Build(this.#cache, images, undefined);
-    if (reused) build.resume(memo);
+    const key = images ? "images" : "";
+    const taken = this.#memo.take(messages, head, key);
+    const from = head + (taken?.count ?? 0);
+    const build = new Build(this.#cache, images);
+    if (taken !== undefined) build.resume(taken.state);
     const plan = reasoningPlan(messages, from, build.calls);
     build.kept = plan.kept;
 
-    // The next memo ends before the first message that is not frozen, and before a turn whose
-    // reasoning a later user message would drop.
+    // The next request takes over up to the first message that is not frozen, and not a turn
+    // whose reasoning a later user message would drop.
     let end = from;
     while (end < n && Object.isFrozen(messages[end])) end++;
     if (plan.openUndecided && plan.openStart < end) end = Math.max(from, plan.openStart);
-    let next = reused && end === from ? memo : undefined;
+    let kept = end === from ? build.state() : undefined;
     for (let i = from; i < n; i++) {
-      if (i === end) next = build.memo(images, messages.slice(head, end));
+      if (i === end) kept = build.state();
       build.add(messages[i], i);
     }
-    if (end === n && end !== from) next = build.memo(images, messages.slice(head, end));
-    this.#memo = next;
+    this.#memo.keep(messages, head, end, key, kept ?? build.state());
     build.flush();
     if (lead.out === "") return build.out;
     return build.out === "" ? lead.out : `${lead.out},${build.out}`;
   }
 }
 
-/** Whether `messages` holds `refs`, the same objects in order, from `at` on. */
-function startsWith(messages: readonly Message[], at: number, refs: readonly Message[]): boolean {
-  if (at + refs.length > messages.length) return false;
-  for (let j = 0; j < refs.length; j++) if (messages[at + j] !== refs[j]) return false;
-  return true;
-}
-
-/** The text made for a run of messages, for the next request to take over. */
-interface Memo {
-  /** Whether images were sent. */
-  readonly images: boolean;
-  /** The messages, in order, that the text covers. */
-  readonly refs: readonly Message[];
-  /** Their elements, joined. */
+/** Where a build stood at the end of a run of messages. */
+interface BuildState {
+  /** The elements, joined. */
   readonly text: string;
   /** The image parts of a run of tool results still open at the end. */
   readonly parts: string;
@@ -147,7 +137,7 @@ class Build {
   /** The elements so far, joined. */
   out = "";
   /** The indexes of the assistant messages whose reasoning goes back. */
-  kept: ReadonlySet<number> | undefined;
+  kept: ReadonlySet<number> | undefined = undefined;
   /** Whether the open turn called tools. */
   calls = false;
   /** The image parts of the open run of tool results, joined. */
@@ -155,22 +145,21 @@ class Build {
   readonly #cache: EncodingCache;
   readonly #images: boolean;
 
-  constructor(cache: EncodingCache, images: boolean, kept: ReadonlySet<number> | undefined) {
+  constructor(cache: EncodingCache, images: boolean) {
     this.#cache = cache;
     this.#images = images;
-    this.kept = kept;
   }
 
-  /** Goes on from where `memo` ended. */
-  resume(memo: Memo): void {
-    this.out = memo.text;
-    this.#parts = memo.parts;
-    this.calls = memo.calls;
+  /** Goes on from where an earlier build stood. */
+  resume(state: BuildState): void {
+    this.out = state.text;
+    this.#parts = state.parts;
+    this.calls = state.calls;
   }
 
-  /** What the next request can take over: the messages so far, `refs`. */
-  memo(images: boolean, refs: readonly Message[]): Memo {
-    return { images, refs, text: this.out, parts: this.#parts, calls: this.calls };
+  /** Where this build stands. */
+  state(): BuildState {
+    return { text: this.out, parts: this.#parts, calls: this.calls };
   }
 
   /** Adds the message at `index`. */

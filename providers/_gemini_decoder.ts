@@ -44,13 +44,14 @@ interface FunctionCall {
   willContinue?: boolean;
 }
 
-/** A call whose arguments are still streaming in. */
+/** A call whose arguments are streaming in (or one that came whole, as it ends). */
 interface OpenCall {
   readonly index: number;
   readonly id: string;
   readonly name: string;
   signature: string | undefined;
-  readonly args: ArgumentsBuilder;
+  /** The arguments so far; undefined for a call that came whole. */
+  readonly args: ArgumentsBuilder | undefined;
 }
 
 function finishOfReason(reason: string, calls: boolean): FinishReason {
@@ -137,15 +138,16 @@ export class GeminiDecoder implements StreamDecoder {
         const text = part.text;
         if (part.functionCall !== undefined) {
           this.#call(part.functionCall, part.thoughtSignature, sink);
-        } else if (text !== undefined) {
-          if (text.length > 0) {
+        } else {
+          if (text !== undefined && text.length > 0) {
             sink(
               part.thought === true
                 ? { type: "reasoning", delta: text }
                 : { type: "text", delta: text },
             );
           }
-          // Gemini signs the turn's text (often on a last, empty part); it goes back with it.
+          // Gemini signs the turn's text, often on a last part with no text of its own; the
+          // signature goes back with the text.
           if (part.thoughtSignature) {
             sink({ type: "textSignature", signature: part.thoughtSignature });
           }
@@ -222,8 +224,8 @@ export class GeminiDecoder implements StreamDecoder {
     const open = this.#open;
     if (open !== undefined && !call.name) {
       if (signature && open.signature === undefined) open.signature = signature;
-      if (call.args !== undefined) open.args.merge(call.args);
-      if (call.partialArgs !== undefined) open.args.apply(call.partialArgs);
+      if (call.args !== undefined) open.args?.merge(call.args);
+      if (call.partialArgs !== undefined) open.args?.apply(call.partialArgs);
       if (call.willContinue !== true) this.#close(sink);
       return;
     }
@@ -235,10 +237,23 @@ export class GeminiDecoder implements StreamDecoder {
     const index = this.#calls++;
     const id = call.id || madeUpCallId();
     sink({ type: "toolCallStart", index, id, name });
+    const opened: OpenCall = {
+      index,
+      id,
+      name,
+      signature: signature || undefined,
+      args: undefined,
+    };
+    if (call.willContinue !== true && call.partialArgs === undefined) {
+      // A whole call, the usual case: its arguments as Gemini wrote them.
+      const args = call.args === undefined || call.args === null ? "{}" : JSON.stringify(call.args);
+      this.#end(opened, args, sink);
+      return;
+    }
     const args = new ArgumentsBuilder();
     if (call.args !== undefined) args.merge(call.args);
     if (call.partialArgs !== undefined) args.apply(call.partialArgs);
-    this.#open = { index, id, name, signature: signature || undefined, args };
+    this.#open = { ...opened, args };
     if (call.willContinue !== true) this.#close(sink);
   }
 
@@ -247,8 +262,11 @@ export class GeminiDecoder implements StreamDecoder {
     const call = this.#open;
     if (call === undefined) return;
     this.#open = undefined;
+    this.#end(call, call.args?.json() ?? "{}", sink);
+  }
+
+  #end(call: OpenCall, args: string, sink: StreamSink): void {
     const { index, id, name, signature } = call;
-    const args = call.args.json();
     sink({ type: "toolCallDelta", index, delta: args });
     sink(
       signature === undefined

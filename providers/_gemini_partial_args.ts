@@ -9,11 +9,17 @@
 
 /** One piece of streamed arguments, as Gemini writes it (`PartialArg`). */
 export interface PartialArg {
+  /** Where the value goes, e.g. `$.a.b` or `$.list[0]`. */
   jsonPath?: string;
+  /** A string, or the next stretch of one. */
   stringValue?: string;
+  /** A number (protobuf's JSON writes NaN and the infinities as strings). */
   numberValue?: number | string;
+  /** A boolean. */
   boolValue?: boolean;
+  /** Null (`"NULL_VALUE"`). */
   nullValue?: unknown;
+  /** More of this path's string is to come. */
   willContinue?: boolean;
 }
 
@@ -24,7 +30,7 @@ type Container = Record<string, unknown> | unknown[];
  * The segments of a JSON path, or undefined when it is not one this reader knows (then the
  * piece is dropped rather than put somewhere the model did not mean).
  */
-export function pathSegments(path: string): Key[] | undefined {
+export function pathSegments(path: string): (string | number)[] | undefined {
   if (!path.startsWith("$")) return undefined;
   const keys: Key[] = [];
   let i = 1;

@@ -9,6 +9,7 @@
 
 import type { ChatRequest, Message, ProviderSettings, ToolDefinition } from "@amber/core";
 import { argumentsObject } from "./_arguments.ts";
+import { ConversationMemo } from "./_conversation_memo.ts";
 import { EncodingCache } from "./_encoding_cache.ts";
 import { toGeminiSchema } from "./_gemini_schema.ts";
 import { toolImages } from "./_tool_images.ts";
@@ -35,8 +36,10 @@ const THINKING_BUDGETS: { readonly [effort: string]: number } = {
   max: 24576,
 };
 
-type Part = Record<string, unknown>;
-type Role = "user" | "model";
+/** One part of a content, as the API takes it. */
+export type Part = Record<string, unknown>;
+/** Whose content: the user's (and tool results') or the model's. */
+export type Role = "user" | "model";
 type ToolMessage = Extract<Message, { readonly role: "tool" }>;
 /** What the encoding depends on besides the messages. */
 export type Settings = Pick<ProviderSettings, "images"> | undefined;
@@ -278,30 +281,30 @@ class ContentsText implements Layout {
   }
 }
 
-/** Whether a message can be walked past for good: committed, or a system message. */
-function settled(message: Message): boolean {
-  return message.role === "system" || Object.isFrozen(message);
-}
-
-/** Where the last request's walk stood after its committed messages. */
-interface Checkpoint {
-  readonly images: boolean;
-  /** The messages walked, in order: committed ones, and system messages. */
-  readonly messages: Message[];
-  /** Where the system messages among them are. */
-  readonly system: number[];
+/** How far a walk got: its place, the contents text, and the system texts it passed. */
+interface WalkState {
   readonly walk: Walk;
   readonly text: ContentsText;
+  readonly system: string[];
+}
+
+function cloneState(state: WalkState): WalkState {
+  return { walk: state.walk.clone(), text: state.text.clone(), system: [...state.system] };
+}
+
+function stepState(state: WalkState, message: Message): void {
+  if (message.role === "system" && message.content.length > 0) state.system.push(message.content);
+  state.walk.step(message, state.text);
 }
 
 /**
  * Writes request bodies for one dialect instance. Each committed (frozen) message is
- * serialized once, and when a request's conversation begins with the same committed messages
- * as the previous one's (a session only grows), the walk goes on from where that one stood, so
- * a step costs what its new messages cost plus a pass over references, however long the
- * session. System messages are compared by role alone: the prompt's blocks are made anew each
- * step, and their text is read afresh for the system instruction anyway. The text is byte for
- * byte `JSON.stringify` of the body object `geminiBody` makes.
+ * serialized once, and when a request's conversation repeats the previous one's committed
+ * messages (the same objects: a session only grows), the walk goes on from where that one
+ * stood ({@linkcode ConversationMemo}), so a step costs what its new messages cost plus a pass
+ * over references, however long the session. The leading system messages (the prompt's
+ * blocks, made anew each step) are read afresh each time. The text is byte for byte
+ * `JSON.stringify` of the body object `geminiBody` makes.
  *
  * @example
  * ```ts
@@ -315,64 +318,36 @@ interface Checkpoint {
  */
 export class BodyWriter {
   readonly #cache = new EncodingCache();
-  #checkpoint: Checkpoint | undefined = undefined;
+  readonly #memo = new ConversationMemo<WalkState>();
 
   /** The body of `request` as JSON text. */
   write(request: ChatRequest, settings: Settings): string {
     const messages = request.messages;
-    const images = settings?.images === true;
-    let { walk, text, done, system } = this.#resume(messages, images, settings);
-    // The committed messages first, then a new checkpoint after them; a message not frozen
+    const n = messages.length;
+    // The leading system messages only go to the system instruction (and there is no tool
+    // result before them whose images they would end), so the walk starts after them.
+    const system: string[] = [];
+    let head = 0;
+    for (; head < n && messages[head].role === "system"; head++) {
+      const content = messages[head].content;
+      if (content.length > 0) system.push(content);
+    }
+    const key = settings?.images === true ? "images" : "";
+    const taken = this.#memo.take(messages, head, key);
+    // A copy: the memo's state stays as it was, should encoding throw.
+    const state = taken === undefined
+      ? { walk: new Walk(), text: new ContentsText(this.#cache, settings), system: [] }
+      : cloneState(taken.state);
+    // The committed messages, then what the next request takes over; a message not frozen
     // could still change, so neither its text nor a walk past it is kept.
-    let at = done.length;
-    while (at < messages.length && settled(messages[at])) {
-      if (messages[at].role === "system") system.push(at);
-      walk.step(messages[at], text);
-      done.push(messages[at++]);
-    }
-    this.#checkpoint = { images, messages: done, system, walk, text };
-    // System messages are read afresh: the prompt's blocks change from step to step.
-    const texts: string[] = [];
-    for (const index of system) {
-      const content = messages[index].content;
-      if (content.length > 0) texts.push(content);
-    }
-    walk = walk.clone();
-    text = text.clone();
-    for (; at < messages.length; at++) {
-      const message = messages[at];
-      if (message.role === "system" && message.content.length > 0) texts.push(message.content);
-      walk.step(message, text);
-    }
-    walk.end(text);
-    return this.#tail(request, text, texts);
-  }
-
-  /** The walk so far: the last checkpoint when `messages` go on from it, else a fresh one. */
-  #resume(
-    messages: readonly Message[],
-    images: boolean,
-    settings: Settings,
-  ): { walk: Walk; text: ContentsText; done: Message[]; system: number[] } {
-    const checkpoint = this.#checkpoint;
-    if (checkpoint !== undefined && checkpoint.images === images) {
-      const done = checkpoint.messages;
-      let same = done.length <= messages.length;
-      for (let i = 0; same && i < done.length; i++) {
-        same = done[i] === messages[i] ||
-          (done[i].role === "system" && messages[i].role === "system");
-      }
-      if (same) {
-        const { walk, text, system } = checkpoint;
-        return { walk: walk.clone(), text: text.clone(), done, system };
-      }
-    }
-    return {
-      walk: new Walk(),
-      text: new ContentsText(this.#cache, settings),
-      done: [],
-      system: [],
-    };
+    let at = head + (taken?.count ?? 0);
+    while (at < n && Object.isFrozen(messages[at])) stepState(state, messages[at++]);
+    this.#memo.keep(messages, head, at, key, state);
+    const rest = cloneState(state);
+    while (at < n) stepState(rest, messages[at++]);
+    rest.walk.end(rest.text);
+    system.push(...rest.system);
+    return this.#tail(request, rest.text, system);
   }
 
   /** The whole body around the contents. */

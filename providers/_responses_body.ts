@@ -2,13 +2,16 @@
  * The body of a Responses request, put together from JSON made once per message.
  *
  * As for Chat Completions (`_chat_completions_body.ts`): each committed message's input items
- * are serialized once per dialect instance and the body is joined from those pieces, exactly as
- * `JSON.stringify` of the whole body object would write it. Private to the package.
+ * are serialized once per dialect instance, the text joined for the previous request's
+ * conversation is taken over when the next request repeats it, and the body is joined from
+ * those pieces, exactly as `JSON.stringify` of the whole body object would write it. Private
+ * to the package.
  *
  * @module
  */
 
 import type { ChatRequest, Message, ProviderSettings, ToolDefinition } from "@amber/core";
+import { ConversationMemo } from "./_conversation_memo.ts";
 import { EncodingCache } from "./_encoding_cache.ts";
 import { dataUrl, toolImages } from "./_tool_images.ts";
 
@@ -49,7 +52,7 @@ const IMAGE_TYPES: ReadonlySet<string> = new Set([
  */
 export class ResponsesBody {
   readonly #cache = new EncodingCache();
-  #memo: Memo | undefined = undefined;
+  readonly #memo = new ConversationMemo<InputState>();
 
   /** The JSON body for `request`. */
   build(settings: Pick<ProviderSettings, "images">, request: ChatRequest): string {
@@ -92,18 +95,17 @@ export class ResponsesBody {
       system.push(messages[head] as SystemMessage);
       head++;
     }
-    const memo = this.#memo;
-    const reused = memo !== undefined && memo.images === images &&
-      startsWith(messages, head, memo.refs);
-    const from = reused ? head + memo.refs.length : head;
-    let input = reused ? memo.text : "";
+    const key = images ? "images" : "";
+    const taken = this.#memo.take(messages, head, key);
+    const from = head + (taken?.count ?? 0);
+    let input = taken?.state.text ?? "";
     // The system messages within the conversation, which go to the instructions too.
-    const inner: SystemMessage[] = reused ? [...memo.system] : [];
+    const inner: SystemMessage[] = taken === undefined ? [] : [...taken.state.system];
     let end = from;
     while (end < n && Object.isFrozen(messages[end])) end++;
-    let next = reused && end === from ? memo : undefined;
+    let kept: InputState | undefined = end === from ? taken?.state : undefined;
     for (let i = from; i < n; i++) {
-      if (i === end) next = memoOf(images, messages.slice(head, end), input, inner);
+      if (i === end) kept = { text: input, system: [...inner] };
       const message = messages[i];
       let json: string;
       switch (message.role) {
@@ -127,8 +129,7 @@ export class ResponsesBody {
       // An assistant message with neither text nor calls has no item.
       if (json !== "") input += input === "" ? json : `,${json}`;
     }
-    if (end === n && end !== from) next = memoOf(images, messages.slice(head, end), input, inner);
-    this.#memo = next;
+    this.#memo.keep(messages, head, end, key, kept ?? { text: input, system: [...inner] });
     for (const message of inner) system.push(message);
     return { instructions: this.#instructions(system), input };
   }
@@ -146,32 +147,12 @@ export class ResponsesBody {
 
 type SystemMessage = Extract<Message, { readonly role: "system" }>;
 
-/** The text made for a run of messages, for the next request to take over. */
-interface Memo {
-  /** Whether images were sent. */
-  readonly images: boolean;
-  /** The messages, in order, that the text covers. */
-  readonly refs: readonly Message[];
-  /** Their input items, joined. */
+/** Where the input stood at the end of a run of messages. */
+interface InputState {
+  /** The input items, joined. */
   readonly text: string;
-  /** The system messages among them. */
+  /** The system messages among the messages. */
   readonly system: readonly SystemMessage[];
-}
-
-function memoOf(
-  images: boolean,
-  refs: readonly Message[],
-  text: string,
-  system: readonly SystemMessage[],
-): Memo {
-  return { images, refs, text, system: [...system] };
-}
-
-/** Whether `messages` holds `refs`, the same objects in order, from `at` on. */
-function startsWith(messages: readonly Message[], at: number, refs: readonly Message[]): boolean {
-  if (at + refs.length > messages.length) return false;
-  for (let j = 0; j < refs.length; j++) if (messages[at + j] !== refs[j]) return false;
-  return true;
 }
 
 function encodeInstructions(message: SystemMessage): string {

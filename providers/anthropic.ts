@@ -12,6 +12,9 @@
  * - Prompt caching: `cache_control: {type: "ephemeral"}` marks the last tool definition, the
  *   system block, and the last block of the last two user turns (four breakpoints, the API's
  *   most), so an agent loop re-reads its whole prefix at cache prices; see `_anthropic_body.ts`.
+ * - Each dialect keeps the JSON of the committed (frozen) messages it sent, so a request's body
+ *   is assembled from those pieces instead of serializing the whole history again each step;
+ *   the text is the same, byte for byte, as `JSON.stringify(anthropicBody(...))`.
  * - `promptTokens` counts every input token (`input_tokens` plus cache reads and writes), as
  *   OpenAI's `prompt_tokens` does; `cachedTokens` is the cache reads (`cache_read_input_tokens`)
  *   and `cacheWriteTokens` the writes (`cache_creation_input_tokens`).

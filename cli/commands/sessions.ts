@@ -5,14 +5,10 @@
  */
 
 import { configDir } from "@amber/core";
-import { listSessions, type SessionSummary } from "@amber/core/kernel";
+import { listSessions } from "@amber/core/kernel";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import { table } from "../text_table.ts";
-
-// The summary's cost and compactions, optional: a session written before amber priced its
-// steps, or one whose model had no known prices, has no cost.
-type Summary = SessionSummary & { readonly cost?: number; readonly compactions?: number };
 
 /** `amber sessions`. */
 export const sessionsCommand: CliCommand = {
@@ -29,10 +25,11 @@ export const sessionsCommand: CliCommand = {
     }
     context.io.out(table(
       ["id", "created", "steps", "cost", "model", "first prompt"],
-      sessions.map((s: Summary) => [
+      sessions.map((s) => [
         s.id,
         s.created.slice(0, 19).replace("T", " "),
-        s.compactions ? `${s.steps} (${s.compactions} compacted)` : String(s.steps),
+        // A session written before compaction existed reads as never compacted.
+        s.compactions > 0 ? `${s.steps} (${s.compactions} compacted)` : String(s.steps),
         dollars(s.cost),
         s.model ?? "-",
         s.problem ? `(${s.problem}) ${s.title}` : s.title,

@@ -106,7 +106,8 @@ export async function defaultCompaction(input: CompactionInput): Promise<Default
   stub(lead, split);
   if (fits()) return mechanical();
 
-  // The kept turns alone do not fit: reach into them, sparing the last model steps.
+  // The kept turns alone do not fit beside a summary (a quarter of the target is left for it):
+  // reach into them, sparing the last model steps.
   let cut = split;
   const tail = input.estimate([...work.slice(0, lead), ...work.slice(split)]);
   if (tail > target * 0.75) {

@@ -232,7 +232,7 @@ export class ContextWindow {
       this.cost = this.cost === undefined || cost === undefined ? undefined : this.cost + cost;
     }
     const relief = outcome.success && (window === 0 || outcome.tokensAfter <= threshold);
-    if (!relief) this.#floor = Math.max(tokens, outcome.tokensAfter) + window * RETRY_GROWTH;
+    this.#floor = relief ? 0 : Math.max(tokens, outcome.tokensAfter) + window * RETRY_GROWTH;
     if (!outcome.success) return false;
     this.#conversation.length = 0;
     for (const message of outcome.messages) this.#conversation.push(message);

@@ -10,8 +10,11 @@
  * The step loop is in `_run_loop.ts`, the tool-call pipeline in `_tool_call.ts` (its gate chain
  * in `_gates.ts`, a tool's deadline and grace in `_tool_deadline.ts`), phase hooks and state
  * commands in `_hooks.ts`, run-end guards in `_guards.ts`, the frozen views plugin code gets in
- * `_snapshot.ts`, the request and the reply of a model call in `_inference.ts`, and the types of
- * a run in `run_types.ts`. Plugin code runs under the deadlines of `timeouts` in the runtime's
+ * `_snapshot.ts`, the request and the reply of a model call in `_inference.ts`, the context
+ * window (the request's estimate in `_estimate.ts`, compaction before a request that would not
+ * fit and after a provider's overflow) in `_context.ts`, one compaction's pipeline in
+ * `_compaction.ts` over the default strategy of `_compaction_default.ts`, and the types of a
+ * run in `run_types.ts`. Plugin code runs under the deadlines of `timeouts` in the runtime's
  * config, and whatever it does wrong is reported as a diagnostic of its plugin.
  *
  * @module

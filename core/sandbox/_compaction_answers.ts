@@ -8,6 +8,7 @@ import type { CompactionAdjustment, CompactionResult, SummaryRequest } from "../
 import { AmberError } from "../errors.ts";
 import type { Message, ToolCall } from "../message.ts";
 import type { ToolImage } from "../tool.ts";
+import type { Refuse } from "./_dialect_answers.ts";
 
 /**
  * A sandboxed plugin's hook or compactor answered a compaction with something the host cannot
@@ -36,9 +37,6 @@ export class SandboxedCompactionError extends AmberError {
     this.pluginId = pluginId;
   }
 }
-
-/** Throws the error for an answer that failed a check, `message` saying what was wrong. */
-export type Refuse = (message: string) => never;
 
 /** A hook's `compaction`: veto and instructions text, keepTurns a whole number from 1. */
 export function checkAdjustment(value: unknown, refuse: Refuse): CompactionAdjustment {

@@ -16,9 +16,9 @@ import {
   checkNextInput,
   checkResult,
   checkSummaryRequest,
-  type Refuse,
   SandboxedCompactionError,
 } from "./_compaction_answers.ts";
+import type { Refuse } from "./_dialect_answers.ts";
 import { tokensPerChar } from "./_compaction_estimate.ts";
 import type { ProxyLink } from "./_proxy_link.ts";
 import { stateEntries } from "./_proxy_hooks.ts";
@@ -60,6 +60,8 @@ export class CompactionDesk {
       const { compaction, input } = (params ?? {}) as Partial<CompactionNextParams>;
       const open = this.#find(compaction);
       const changes = this.#checked(open, () => checkNextInput(input, open.refuse));
+      // Nothing changed is the host's own input, as an in-process `next(input)` would pass.
+      if (Object.keys(changes).length === 0) return open.next(open.input);
       return open.next({ ...open.input, ...changes });
     });
   }

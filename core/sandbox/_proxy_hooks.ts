@@ -16,7 +16,8 @@ import type {
   StateKeyCapability,
 } from "../hooks.ts";
 import type { ToolResult } from "../tool.ts";
-import { checkAdjustment, type Refuse, SandboxedCompactionError } from "./_compaction_answers.ts";
+import { checkAdjustment, SandboxedCompactionError } from "./_compaction_answers.ts";
+import type { Refuse } from "./_dialect_answers.ts";
 import type { ProxyLink } from "./_proxy_link.ts";
 import {
   type ActionRunParams,

@@ -35,9 +35,9 @@ Deno.test("config.yaml: models and compaction are read, and bad values are named
     "config.yaml:8:12: models.gpt-5.windw: unknown field (fields: contextWindow, maxOutput, " +
     "input, output, cacheRead, cacheWrite)",
     "config.yaml:9:11: models.broken: expected a mapping, found number 42",
-    "config.yaml:10:24: models.half.contextWindow: expected a positive whole number of tokens, " +
+    "config.yaml:10:25: models.half.contextWindow: expected a positive whole number of tokens, " +
     "found number 1.5",
-    "config.yaml:11:49: compaction.every: unknown field (fields: at, keepTurns, auto)",
+    "config.yaml:11:57: compaction.every: unknown field (fields: at, keepTurns, auto)",
   ]);
 });
 
@@ -52,10 +52,10 @@ Deno.test("config.yaml: compaction's share, turns and switch are checked, each o
   assert.equal(read.config.models, undefined);
   const messages = read.problems.map((problem) => problem.message.slice(tmp.dir.length + 1));
   assert.deepEqual(messages, [
+    "config.yaml:5:9: models: expected a mapping, found a list",
     "config.yaml:2:7: compaction.at: expected a share above 0 and at most 1, found number 1.5",
     "config.yaml:3:14: compaction.keepTurns: expected a whole number of turns, found number -1",
     'config.yaml:4:9: compaction.auto: expected true or false, found string "yes please"',
-    "config.yaml:5:9: models: expected a mapping, found a list",
   ]);
 });
 

@@ -153,7 +153,12 @@ Deno.test("amber models lists the models of the server at --base-url", async () 
     `${server.url}/v1`,
   );
   strictEqual(result.code, 0, result.err);
-  strictEqual(result.out, "fake-coder\nfake-large");
+  // The server's models, then the model in use (the preset's default, which it does not list).
+  deepStrictEqual(rows(result.out).slice(1).map((row) => row[0]), [
+    "fake-coder",
+    "fake-large",
+    "gpt-5.5 (in use)",
+  ]);
   const sent = server.requests.at(-1);
   strictEqual(sent?.method, "GET");
   strictEqual(sent?.path, "/v1/models");

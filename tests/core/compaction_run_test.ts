@@ -5,6 +5,7 @@
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import type { Capability, HookCapability, Message } from "@amber/core";
 import {
+  compactConversation,
   listSessions,
   runAgent,
   type RunEvent,
@@ -244,4 +245,77 @@ Deno.test("a tool call keeps the signature the provider attached to it", async (
     arguments: "{}",
     signature: "sig-A",
   }]);
+});
+
+Deno.test("the estimate learns the provider's characters per token from the usage it reports", async () => {
+  // A count of 0 (a local server that reports nothing useful) teaches nothing.
+  const nothing = { type: "usage", promptTokens: 0, completionTokens: 1 } as const;
+  const { events } = await run([
+    [...calling("read", {}, "c1"), nothing],
+    text("done"),
+  ], { history: [] });
+  const [a, b] = ofType(events, "request").map((e) => e.tokens);
+  ok(a < b, "the estimate grows with the conversation");
+  // A provider that counts twice the tokens the default ratio assumes.
+  const calibrated = await run([
+    [...calling("read", {}, "c1"), { type: "usage", promptTokens: a * 2, completionTokens: 1 }],
+    text("done"),
+  ], { history: [] });
+  const [x, y] = ofType(calibrated.events, "request").map((e) => e.tokens);
+  strictEqual(x, a);
+  ok(y >= b * 1.9 && y <= b * 2.1, `${y} tokens after calibration, ${b} before`);
+});
+
+Deno.test("the request event names the first prompt block that changed", async () => {
+  let turn = 0;
+  const blocks: Capability[] = [
+    { kind: "prompt", name: "rules", priority: 100, render: () => "Be terse." },
+    { kind: "prompt", name: "clock", priority: 900, render: () => (turn < 2 ? "early" : "late") },
+  ];
+  const { events } = await run(
+    [
+      () => (turn++, calling("read", {}, "c1")),
+      () => (turn++, calling("read", {}, "c2")),
+      () => (turn++, text("done")),
+    ],
+    { history: [] },
+    { blocks },
+  );
+  deepStrictEqual(ofType(events, "request").map((e) => e.firstChanged), [
+    "rules",
+    undefined,
+    "clock",
+  ]);
+});
+
+Deno.test("a compactor's summary may ask another model, without tools", async () => {
+  const { runtime } = await startRuntime({
+    p: [{
+      kind: "compactor",
+      name: "own_model",
+      compact: async (input) => {
+        const summary = await input.summarize({
+          system: "Summarize briefly.",
+          messages: [{ role: "user", content: "the conversation" }],
+          model: "small-model",
+        });
+        return {
+          strategy: "own_model",
+          messages: [{ role: "user", content: summary }, ...input.messages.slice(-4)],
+        };
+      },
+    }],
+  });
+  const model = new TwoQueueModel([text("in brief")]);
+  const outcome = await compactConversation({
+    runtime,
+    model,
+    modelName: "m",
+    history: longHistory(3),
+  });
+  await runtime.stop();
+  strictEqual(outcome.strategy, "own_model");
+  strictEqual(outcome.messages[0].content, "in brief");
+  deepStrictEqual([model.requests[0].model, model.requests[0].tools], ["small-model", []]);
+  deepStrictEqual(model.requests[0].messages[0], { role: "system", content: "Summarize briefly." });
 });

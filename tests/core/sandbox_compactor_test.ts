@@ -230,7 +230,7 @@ Deno.test("next with the input unchanged sends nothing back but the handle", asy
     return DEFAULT_NEXT(given);
   });
   strictEqual(result.strategy, "default");
-  strictEqual(handed[0].messages, input.messages, "the host's own list, not a copy");
+  strictEqual(handed[0], input, "the host's own input, not a copy");
 });
 
 Deno.test("what a sandboxed compactor answers is checked: garbage fails it, naming the plugin", async () => {

@@ -6,7 +6,8 @@
 
 import type { ChatRequest, Message, ToolDefinition } from "@amber/core";
 
-const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
 /** The tools offered in every request. */
 export const TOOLS: readonly ToolDefinition[] = [
@@ -20,7 +21,7 @@ export const TOOLS: readonly ToolDefinition[] = [
 
 /** The conversation, in order. */
 export const CONVERSATION: readonly Message[] = [
-  { role: "system", content: "You are terse.\nQuote paths with \"double quotes\"." },
+  { role: "system", content: 'You are terse.\nQuote paths with "double quotes".' },
   { role: "user", content: "Read the README and show me the screen." },
   {
     role: "assistant",
@@ -64,7 +65,10 @@ export const CONVERSATION: readonly Message[] = [
     toolCallId: "call_4",
     name: "screenshot",
     content: "two images",
-    images: [{ mimeType: "image/jpeg", data: "/9j/4AAQ" }, { mimeType: "image/webp", data: "UklGRg==" }],
+    images: [{ mimeType: "image/jpeg", data: "/9j/4AAQ" }, {
+      mimeType: "image/webp",
+      data: "UklGRg==",
+    }],
   },
   { role: "assistant", content: "It is missing; here are two more screens." },
 ];

@@ -54,7 +54,9 @@ function wireMessages(messages: readonly Message[]): Record<string, unknown>[] {
 
 function chunk(delta: Record<string, unknown>, finish: string | null = null): string {
   const body = { id: "gen-1", object: "chat.completion.chunk", created: 1, model: "m" };
-  return `data: ${JSON.stringify({ ...body, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  return `data: ${
+    JSON.stringify({ ...body, choices: [{ index: 0, delta, finish_reason: finish }] })
+  }\n\n`;
 }
 
 Deno.test("deepseek: a thinking tool-call stream decodes reasoning with its field, the call, usage", () => {

@@ -208,8 +208,8 @@ Deno.test("gemini body: a step goes on from the last one: earlier messages are n
   reads.fill(0);
   const body = send(9);
   assert.ok(body.includes("rules at step 9"));
-  // Only the system message among them (CONVERSATION[5]) has its text read, once.
-  assert.deepEqual(reads.slice(0, 8), [0, 0, 0, 0, 1, 0, 0, 0]);
+  // The first is asked its role once, where the leading system messages end; no more.
+  assert.deepEqual(reads.slice(0, 8), [1, 0, 0, 0, 0, 0, 0, 0]);
   assert.ok(reads[8] > 0);
   // And the body is still the whole conversation's.
   const request = requestOf(

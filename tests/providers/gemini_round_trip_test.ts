@@ -4,6 +4,7 @@
 
 import assert from "node:assert/strict";
 import type { Message, StreamEvent, ToolCall } from "@amber/core";
+import { ProviderClient } from "../../providers/client.ts";
 import { geminiDialect } from "../../providers/gemini.ts";
 import { assertFinish, decodeWith, ends, text } from "./_e2e.ts";
 
@@ -239,4 +240,85 @@ Deno.test("gemini: the text's signature, on a last empty part, goes back on the 
     modelParts([{ role: "user", content: "Q" }, { ...message, content: "", toolCalls: [] }]),
     [],
   );
+});
+
+Deno.test("gemini: a part that is only a signature signs the text too", () => {
+  const stream = `data: ${
+    JSON.stringify({
+      candidates: [{
+        content: { role: "model", parts: [{ text: "Hi" }, { thoughtSignature: "Zm9v" }] },
+        finishReason: "STOP",
+      }],
+    })
+  }\r\n\r\n`;
+  const events = decodeWith(geminiDialect(), [stream]);
+  assert.deepEqual(events.slice(0, 2), [
+    { type: "text", delta: "Hi" },
+    { type: "textSignature", signature: "Zm9v" },
+  ]);
+});
+
+// ---------------------------------------------------------------------------------------------
+// End to end: the client over HTTP, the stream cut into small pieces
+
+Deno.test("gemini e2e: streamed arguments and signatures survive a two-step turn", async () => {
+  const served = ["streamed_args_mixed", "signed_text"];
+  const bodies: string[] = [];
+  const encoder = new TextEncoder();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    bodies.push(await req.text());
+    const bytes = encoder.encode(fixture(served[bodies.length - 1]));
+    let at = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (at >= bytes.length) return controller.close();
+        controller.enqueue(bytes.slice(at, at += 13));
+      },
+    });
+    return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+  });
+  try {
+    const client = new ProviderClient(geminiDialect(), {
+      baseUrl: `http://127.0.0.1:${server.addr.port}`,
+      apiKey: "AIza-test",
+    });
+    const messages: Message[] = [{ role: "user", content: "Read screen A" }];
+    const step = async (): Promise<StreamEvent[]> => {
+      const events: StreamEvent[] = [];
+      await client.stream(
+        { model: "gemini-3-pro-preview", messages, tools: [] },
+        (event) => events.push(event),
+      );
+      return events;
+    };
+    const first = messageOf(await step());
+    assert.deepEqual(first.toolCalls!.map((c) => [c.name, c.arguments]), [
+      ["list_screens", '{"all":true}'],
+      ["read_screen", '{"id":"A"}'],
+    ]);
+    messages.push(first);
+    for (const call of first.toolCalls!) {
+      messages.push({ role: "tool", toolCallId: call.id, name: call.name, content: "ok" });
+    }
+    const second = await step();
+    assert.equal(text(second), "The answer is 42.");
+    const sent = JSON.parse(bodies[1]) as { contents: { role: string; parts: Json[] }[] };
+    assert.deepEqual(sent.contents[1], {
+      role: "model",
+      parts: [
+        { text: "Checking both." },
+        {
+          functionCall: { name: "list_screens", args: { all: true } },
+          thoughtSignature: "CiQBsig/first==",
+        },
+        { functionCall: { name: "read_screen", args: { id: "A" } } },
+      ],
+    });
+    assert.deepEqual(sent.contents[2].parts.map((p) => p.functionResponse), [
+      { name: "list_screens", response: { output: "ok" } },
+      { name: "read_screen", response: { output: "ok" } },
+    ]);
+  } finally {
+    await server.shutdown();
+  }
 });

@@ -103,49 +103,51 @@ for (const [name, make] of DIALECTS) {
 // and without a recorded field, turns with and without tool calls, images, images switched on
 // and off, and the history replaced (as compaction does). Every body must equal the one a fresh
 // dialect builds from unfrozen copies.
-Deno.test("chat body: random sessions reuse the previous request's text and stay exact", () => {
-  let seed = 7;
-  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
-  for (let session = 0; session < 40; session++) {
-    const dialect = openaiDialect();
-    let history: Message[] = [];
-    let id = 0;
-    for (let step = 0; step < 30; step++) {
-      const roll = random();
-      const added: Message[] = [];
-      if (roll < 0.2) added.push({ role: "user", content: `u${step}` });
-      else if (roll < 0.6) {
-        const calls = random() < 0.6 ? [{ id: `c${++id}`, name: "read", arguments: "{}" }] : [];
-        const field = pick([undefined, "reasoning_content", "reasoning"]);
-        added.push({
-          role: "assistant",
-          content: calls.length > 0 && random() < 0.5 ? "" : `a${step}`,
-          ...(random() < 0.7 ? { reasoning: `r${step}` } : {}),
-          ...(field === undefined ? {} : { reasoningField: field }),
-          ...(calls.length > 0 ? { toolCalls: calls } : {}),
-        });
-        for (const call of calls) {
+for (const [name, make] of DIALECTS) {
+  Deno.test(`${name} body: random sessions reuse the previous request's text, exactly`, () => {
+    let seed = 7;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
+    for (let session = 0; session < 40; session++) {
+      const dialect = make();
+      let history: Message[] = [];
+      let id = 0;
+      for (let step = 0; step < 30; step++) {
+        const roll = random();
+        const added: Message[] = [];
+        if (roll < 0.2) added.push({ role: "user", content: `u${step}` });
+        else if (roll < 0.6) {
+          const calls = random() < 0.6 ? [{ id: `c${++id}`, name: "read", arguments: "{}" }] : [];
+          const field = pick([undefined, "reasoning_content", "reasoning"]);
           added.push({
-            role: "tool",
-            toolCallId: call.id,
-            name: "read",
-            content: `t${step}`,
-            ...(random() < 0.3 ? { images: [{ mimeType: "image/png", data: "iVBO" }] } : {}),
+            role: "assistant",
+            content: calls.length > 0 && random() < 0.5 ? "" : `a${step}`,
+            ...(random() < 0.7 ? { reasoning: `r${step}` } : {}),
+            ...(field === undefined ? {} : { reasoningField: field }),
+            ...(calls.length > 0 ? { toolCalls: calls } : {}),
           });
-        }
-      } else if (roll < 0.65) history = history.slice(Math.floor(history.length / 2));
-      else if (roll < 0.7) added.push({ role: "system", content: `s${step}` });
-      for (const message of added) history.push(random() < 0.9 ? deepFrozen(message) : message);
-      const images = random() < 0.8;
-      const messages = [{ role: "system" as const, content: "rules" }, ...history];
-      const warm = bodyOf(dialect, images, conversationRequest(messages));
-      const fresh = bodyOf(
-        openaiDialect(),
-        images,
-        conversationRequest(structuredClone(messages) as Message[]),
-      );
-      assert.equal(warm, fresh, `session ${session}, step ${step}`);
+          for (const call of calls) {
+            added.push({
+              role: "tool",
+              toolCallId: call.id,
+              name: "read",
+              content: `t${step}`,
+              ...(random() < 0.3 ? { images: [{ mimeType: "image/png", data: "iVBO" }] } : {}),
+            });
+          }
+        } else if (roll < 0.65) history = history.slice(Math.floor(history.length / 2));
+        else if (roll < 0.7) added.push({ role: "system", content: `s${step}` });
+        for (const message of added) history.push(random() < 0.9 ? deepFrozen(message) : message);
+        const images = random() < 0.8;
+        const messages = [{ role: "system" as const, content: "rules" }, ...history];
+        const warm = bodyOf(dialect, images, conversationRequest(messages));
+        const fresh = bodyOf(
+          make(),
+          images,
+          conversationRequest(structuredClone(messages) as Message[]),
+        );
+        assert.equal(warm, fresh, `session ${session}, step ${step}`);
+      }
     }
-  }
-});
+  });
+}

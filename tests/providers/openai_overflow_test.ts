@@ -27,7 +27,11 @@ Deno.test("openai overflow: each server's wording is recognised, other errors ar
   assert.ok(CASES.filter((c) => c.overflow).length >= 10);
   for (const dialect of [openaiDialect(), openaiResponsesDialect()]) {
     for (const { server, status, overflow, body } of CASES) {
-      assert.equal(dialect.isContextOverflow(status, body), overflow, `${dialect.flavor}: ${server}`);
+      assert.equal(
+        dialect.isContextOverflow(status, body),
+        overflow,
+        `${dialect.flavor}: ${server}`,
+      );
     }
   }
 });
@@ -39,7 +43,9 @@ Deno.test("openai overflow: a 429 is a rate limit even when its words match", ()
 });
 
 Deno.test("openai overflow: a Responses stream that fails for the window says so", async () => {
-  const events = decodeWith(openaiResponsesDialect(), [await fixture("responses_window_exceeded.sse")]);
+  const events = decodeWith(openaiResponsesDialect(), [
+    await fixture("responses_window_exceeded.sse"),
+  ]);
   const error = errorOf(events);
   assert.equal(error.contextOverflow, true);
   assert.equal(error.retryable, false);
