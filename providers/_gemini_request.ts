@@ -212,6 +212,10 @@ export function declarationOf(tool: ToolDefinition): Record<string, unknown> {
   return declaration;
 }
 
+function encodeDeclaration(tool: ToolDefinition): string {
+  return JSON.stringify(declarationOf(tool));
+}
+
 /** The body's `generationConfig`, or undefined when it sets nothing. */
 export function generationConfig(request: ChatRequest): Record<string, unknown> | undefined {
   const config: Record<string, unknown> = {};
@@ -357,11 +361,13 @@ export class BodyWriter {
       body += `,"systemInstruction":${JSON.stringify({ parts: [{ text: system.join("\n\n") }] })}`;
     }
     if (request.tools.length > 0) {
-      let declarations = "";
-      for (const tool of request.tools) {
-        const json = this.#cache.encode(tool, "tool", (t) => JSON.stringify(declarationOf(t)));
-        declarations += declarations === "" ? json : `,${json}`;
-      }
+      // The registry hands out one frozen list while the tools stay the same.
+      const cache = this.#cache;
+      const declarations = cache.encode(
+        request.tools,
+        "tools",
+        (tools) => tools.map((tool) => cache.encode(tool, "tool", encodeDeclaration)).join(","),
+      );
       body += `,"tools":[{"functionDeclarations":[${declarations}]}]`;
     }
     const config = generationConfig(request);

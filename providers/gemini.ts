@@ -19,9 +19,10 @@
  *   `skip_thought_signature_validator`, since Gemini 3 rejects a call without one; the calls
  *   Gemini itself left unsigned after a signed one (parallel calls) go back unsigned. Reasoning
  *   is not sent back: Gemini does not need its thought summaries.
- * - Each committed message is serialized once per dialect instance and the request body is put
- *   together from those pieces, so building a request costs little more late in a long
- *   session than early.
+ * - Each committed (frozen) message is serialized once per dialect instance, and a request
+ *   whose conversation repeats the previous one's committed messages goes on from the text
+ *   made for them, so building a request costs little more late in a long session than early.
+ *   The bytes are those of `JSON.stringify(geminiBody(request, settings))`.
  * - `completionTokens` is `candidatesTokenCount + thoughtsTokenCount` (Gemini bills both as
  *   output; OpenAI's `completion_tokens` includes reasoning too); `reasoningTokens` is the
  *   thoughts; `cachedTokens` is `cachedContentTokenCount`. Usage is cumulative, so one usage

@@ -1,5 +1,6 @@
 /**
- * `amber sessions`: the transcripts in the config directory, newest first.
+ * `amber sessions`: the transcripts in the config directory, newest first, each with what it
+ * cost and how often it was compacted.
  *
  * @module
  */
@@ -13,8 +14,8 @@ import { table } from "../text_table.ts";
 /** `amber sessions`. */
 export const sessionsCommand: CliCommand = {
   name: "sessions",
-  usage: `  sessions                        every session, newest first (continue one with
-                                  amber run --resume ID "<prompt>")`,
+  usage: `  sessions                        every session, newest first, with its cost (continue one
+                                  with amber run --resume ID "<prompt>")`,
   async run(context: CommandContext): Promise<number> {
     if (context.words.length > 0) throw new UsageError("sessions takes no arguments");
     const dir = context.configDir ?? configDir(Deno.env.toObject());
@@ -28,7 +29,6 @@ export const sessionsCommand: CliCommand = {
       sessions.map((s) => [
         s.id,
         s.created.slice(0, 19).replace("T", " "),
-        // A session written before compaction existed reads as never compacted.
         s.compactions > 0 ? `${s.steps} (${s.compactions} compacted)` : String(s.steps),
         dollars(s.cost),
         s.model ?? "-",

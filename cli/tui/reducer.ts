@@ -118,19 +118,23 @@ export function reduce(
         state: { ...state, meter: meterEnd(state.meter, event.usage, now) },
         changes: [{ kind: "endStream" }],
       };
-    case "request":
-      // A new request: the cache figure of the one before is no longer current.
+    case "request": {
+      // A new request: the cache figure of the one before is no longer current. The first one
+      // the view sees has nothing before it to have changed from (the kernel compares with the
+      // last request of its process, none after a start or a resume).
+      const changed = state.prompt === undefined ? undefined : event.firstChanged;
       return {
         state: {
           ...state,
           prompt: {
             tokens: event.tokens,
             ...(event.contextWindow === undefined ? {} : { window: event.contextWindow }),
-            ...(event.firstChanged === undefined ? {} : { firstChanged: event.firstChanged }),
+            ...(changed === undefined ? {} : { firstChanged: changed }),
           },
         },
         changes: [],
       };
+    }
     case "usage": {
       const prompt = state.prompt;
       if (prompt === undefined || event.cachedTokens === undefined || event.promptTokens <= 0) {

@@ -299,7 +299,7 @@ export const TUI_SEGMENTS: readonly StatusSegmentCapability[] = [
     kind: "status",
     name: "cache",
     priority: 320,
-    dropPriority: 22,
+    dropPriority: 12,
     render: (s) => ({ text: cacheSegmentText(s), tone: s.cacheBreak ? "warn" : "dim" }),
   },
   {

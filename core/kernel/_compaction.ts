@@ -22,7 +22,8 @@ import { timeoutFor, withDeadline } from "../limits.ts";
 import type { Message } from "../message.ts";
 import type { NamedEntry } from "../registry.ts";
 import type { PluginRuntime } from "../runtime.ts";
-import { defaultCompaction, isSummary } from "./_compaction_default.ts";
+import { conversationProblem, copyMessage } from "./_compaction_check.ts";
+import { defaultCompaction } from "./_compaction_default.ts";
 import { faultText } from "./_fault_text.ts";
 import { compactionHooks } from "./_hooks.ts";
 import { freezeMessage } from "./_snapshot.ts";
@@ -272,120 +273,5 @@ class Chain {
       message,
       ...(error === undefined ? {} : { error }),
     });
-  }
-}
-
-/**
- * What is wrong with `messages` as the compaction of `input`, or undefined when nothing is: a
- * list of well-formed messages in which every tool result answers a call of an assistant message
- * before it, and the user's last message of `input` is kept.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { conversationProblem } from "./_compaction.ts";
- * const input = [{ role: "user" as const, content: "go" }];
- * assert.equal(conversationProblem(input, input), undefined);
- * assert.equal(conversationProblem("x", input), "gave messages that are not a list");
- * assert.equal(conversationProblem([], input), "dropped the user's last message");
- * ```
- */
-export function conversationProblem(
-  messages: unknown,
-  input: readonly Message[],
-): string | undefined {
-  if (!Array.isArray(messages)) return "gave messages that are not a list";
-  const called = new Set<string>();
-  for (let i = 0; i < messages.length; i++) {
-    const problem = messageProblem(messages[i]);
-    if (problem !== undefined) return `gave a message (at ${i}) that ${problem}`;
-    const message = messages[i] as Message;
-    if (message.role === "assistant") {
-      for (const call of message.toolCalls ?? []) called.add(call.id);
-    } else if (message.role === "tool" && !called.has(message.toolCallId)) {
-      return `gave a tool result (at ${i}) that answers no earlier call ('${message.toolCallId}')`;
-    }
-  }
-  const last = input.findLast((m) => m.role === "user" && !isSummary(m));
-  if (
-    last !== undefined &&
-    !messages.some((m: Message) => m.role === "user" && m.content === last.content)
-  ) return "dropped the user's last message";
-  return undefined;
-}
-
-function messageProblem(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null) return "is not a message";
-  const m = value as Record<string, unknown>;
-  if (typeof m.content !== "string") return "has no text content";
-  switch (m.role) {
-    case "system":
-    case "user":
-      return undefined;
-    case "assistant": {
-      if (m.toolCalls === undefined) return undefined;
-      if (!Array.isArray(m.toolCalls)) return "has tool calls that are not a list";
-      const bad = m.toolCalls.some((c) =>
-        typeof c?.id !== "string" || typeof c?.name !== "string" || typeof c?.arguments !== "string"
-      );
-      return bad ? "has a tool call without an id, a name or arguments" : undefined;
-    }
-    case "tool":
-      if (typeof m.toolCallId !== "string" || typeof m.name !== "string") {
-        return "is a tool result without a call id or a name";
-      }
-      if (m.images !== undefined && !Array.isArray(m.images)) {
-        return "has images that are not a list";
-      }
-      return undefined;
-    default:
-      return "has no known role";
-  }
-}
-
-// A frozen message of the conversation as it is; a plugin's own object becomes a frozen copy
-// of the fields a message has, so freezing never reaches into the plugin and nothing else it
-// put there reaches the transcript.
-function copyMessage(message: Message): Message {
-  if (Object.isFrozen(message)) return message;
-  return freezeMessage(structuredClone(pick(message)));
-}
-
-function pick(message: Message): Message {
-  switch (message.role) {
-    case "system":
-      return message.source === undefined
-        ? { role: "system", content: message.content }
-        : { role: "system", content: message.content, source: message.source };
-    case "user":
-      return { role: "user", content: message.content };
-    case "assistant":
-      return {
-        role: "assistant",
-        content: message.content,
-        ...(message.reasoning === undefined ? {} : { reasoning: message.reasoning }),
-        ...(message.reasoningSignature === undefined
-          ? {}
-          : { reasoningSignature: message.reasoningSignature }),
-        ...(message.toolCalls === undefined ? {} : {
-          toolCalls: message.toolCalls.map((c) => ({
-            id: c.id,
-            name: c.name,
-            arguments: c.arguments,
-            ...(c.signature === undefined ? {} : { signature: c.signature }),
-          })),
-        }),
-      };
-    case "tool":
-      return {
-        role: "tool",
-        toolCallId: message.toolCallId,
-        name: message.name,
-        content: message.content,
-        ...(message.isError === undefined ? {} : { isError: message.isError }),
-        ...(message.images === undefined ? {} : {
-          images: message.images.map(({ mimeType, data }) => ({ mimeType, data })),
-        }),
-      };
   }
 }

@@ -91,6 +91,8 @@ const CONVERSATION: readonly Message[] = deepFreeze<Message[]>([
 const VARIANTS: readonly Partial<ChatRequest>[] = [
   {},
   { tools: TOOLS },
+  // Frozen, as the tool registry hands them out: kept from request to request.
+  { tools: deepFreeze(structuredClone(TOOLS)) },
   { tools: TOOLS, maxTokens: 1000, temperature: 0.2, reasoningEffort: "high" },
   { reasoningEffort: "none" },
 ];

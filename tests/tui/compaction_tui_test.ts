@@ -61,18 +61,23 @@ function run(events: Parameters<typeof reduce>[1][], from: ViewState = INITIAL_V
 }
 
 Deno.test("a request sets the context figure; its usage the cache share; the next request clears it", () => {
-  const { state } = run([
-    { type: "request", step: 0, tokens: 3000, contextWindow: 4000, firstChanged: "core_system" },
-    { type: "usage", promptTokens: 2000, completionTokens: 5, cachedTokens: 1500 },
+  const first = run([
+    { type: "request", step: 0, tokens: 2900, contextWindow: 4000, firstChanged: "core_system" },
   ]);
+  // Nothing came before the first request the view saw: no block changed from it.
+  assert.deepEqual(first.state.prompt, { tokens: 2900, window: 4000 });
+  const { state } = run([
+    { type: "request", step: 1, tokens: 3000, contextWindow: 4000, firstChanged: "tools" },
+    { type: "usage", promptTokens: 2000, completionTokens: 5, cachedTokens: 1500 },
+  ], first.state);
   assert.deepEqual(state.prompt, {
     tokens: 3000,
     window: 4000,
-    firstChanged: "core_system",
+    firstChanged: "tools",
     cachedShare: 0.75,
   });
   // The next request's figures replace all of them: the cache share was the last prompt's.
-  const next = run([{ type: "request", step: 1, tokens: 3100, contextWindow: 4000 }], state);
+  const next = run([{ type: "request", step: 2, tokens: 3100, contextWindow: 4000 }], state);
   assert.deepEqual(next.state.prompt, { tokens: 3100, window: 4000 });
   // A usage without cache counts leaves the share unknown.
   const plain = run([{ type: "usage", promptTokens: 10, completionTokens: 1 }], next.state);

@@ -84,7 +84,7 @@ Deno.test("a plugin's commands leave the drawer when it is switched off, and com
     ok: false,
     error:
       "unknown command '/hello'; commands: /help, /plugins, /panel, /mcp, /model, /provider, " +
-      "/sessions, /resume, /clear, /quit, /set",
+      "/sessions, /resume, /compact, /clear, /quit, /set",
   });
   await runtime.setState("hello", true);
   drawer.update(registries.command.tree(), "/");
