@@ -67,8 +67,6 @@ export class SseDecoder {
   #data: string | undefined = undefined;
   /** The event name being built; undefined (or empty) is the default type. */
   #name: string | undefined = undefined;
-  /** The last event name read. */
-  #lastName = "";
 
   /**
    * Creates a decoder that reports complete events to `onEvent` and lines that are not SSE
@@ -243,14 +241,7 @@ export class SseDecoder {
       const value = valueStart >= end ? "" : text.slice(valueStart, end);
       this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
     } else if (first === CHAR_E) {
-      // Most streams name every event and repeat a few names: the last one is handed out again
-      // rather than copied out once more.
-      const last = this.#lastName;
-      this.#name = valueStart >= end
-        ? ""
-        : last.length === end - valueStart && text.startsWith(last, valueStart)
-        ? last
-        : (this.#lastName = text.slice(valueStart, end));
+      this.#name = valueStart >= end ? "" : text.slice(valueStart, end);
     }
     // `id` and `retry` are read and dropped: amber never reconnects an LLM stream.
   }

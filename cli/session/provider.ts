@@ -7,7 +7,13 @@
  * @module
  */
 
-import { emptyStatusSnapshot, type Registries, type StatusSnapshot } from "@amber/core";
+import {
+  type AllowanceSnapshot,
+  emptyStatusSnapshot,
+  type PluginRuntime,
+  type Registries,
+  type StatusSnapshot,
+} from "@amber/core";
 import {
   accountSettings,
   type EnvReader,
@@ -83,5 +89,57 @@ export function providerSnapshot(
     reasoningEffort: resolved.reasoningEffort ?? "",
     wallet: hasWallet ? wallet.readout(request) : "",
     allowance: allowance.snapshot(request) === undefined ? "" : allowance.readout(request),
+  };
+}
+
+/** What reads an allowance from a response's headers (a `ProviderClient` does). */
+export interface AllowanceReader {
+  /** The allowance the headers tell of; a sandboxed plugin's dialect answers later. */
+  allowanceFromHeaders(
+    headers: Headers,
+  ): AllowanceSnapshot | undefined | Promise<AllowanceSnapshot | undefined>;
+}
+
+/**
+ * A run's `onResponse`: records the allowance each response's headers tell of for the
+ * provider's account, where the status bar's readout finds it. A reader that fails is reported
+ * as a diagnostic of `core`, the way the kernel reports a thrown one.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openHost } from "@amber/cli";
+ * import { resolveProvider } from "../provider_settings.ts";
+ * import { allowanceRecorder } from "./provider.ts";
+ * const host = await openHost({ configDir: await Deno.makeTempDir() });
+ * const resolved = resolveProvider(host, { provider: "ollama" }, () => undefined);
+ * const snapshot = { windows: [] };
+ * allowanceRecorder(host, resolved, { allowanceFromHeaders: () => snapshot })(200, new Headers());
+ * const request = { provider: "ollama", baseUrl: resolved.settings.baseUrl };
+ * assert.deepEqual(host.registries.allowance.snapshot(request), snapshot);
+ * await host.close();
+ * ```
+ */
+export function allowanceRecorder(
+  host: { readonly registries: Registries; readonly runtime: PluginRuntime },
+  resolved: ResolvedProvider,
+  reader: AllowanceReader,
+): (status: number, headers: Headers) => void {
+  const record = (snapshot: AllowanceSnapshot | undefined): void => {
+    if (snapshot !== undefined) {
+      host.registries.allowance.record(accountSettings(resolved), snapshot);
+    }
+  };
+  return (_status, headers) => {
+    const snapshot = reader.allowanceFromHeaders(headers);
+    if (snapshot instanceof Promise) {
+      snapshot.then(record, (error: Error) =>
+        host.runtime.report({
+          pluginId: "core",
+          where: "reading the response headers",
+          message: error.message,
+          error,
+        }));
+    } else record(snapshot);
   };
 }

@@ -13,7 +13,6 @@
 
 import type { McpSamplingRequest, McpSamplingResult } from "@amber/mcp";
 import {
-  type AllowanceSnapshot,
   type ApprovalPolicy,
   costOf,
   type FileLock,
@@ -35,7 +34,6 @@ import {
   SessionFile,
 } from "@amber/core/kernel";
 import { ProviderClient } from "@amber/providers/client";
-import { resolveModelInfo } from "@amber/providers/model-catalog";
 import type { Host, HostOptions } from "../host.ts";
 import {
   accountSettings,
@@ -47,7 +45,8 @@ import {
 } from "../provider_settings.ts";
 import { pricedEvent, type RunBudget, runBudget, savedCost, Spending } from "./budget.ts";
 import { describeEnd, type SessionEvent, type SessionListener } from "./events.ts";
-import { providerSnapshot, resolveProviderFor } from "./provider.ts";
+import { ModelFacts } from "./model_facts.ts";
+import { allowanceRecorder, providerSnapshot, resolveProviderFor } from "./provider.ts";
 import { ProtectedPaths, protectedPathsGate } from "./protected_paths.ts";
 import { configuredKeys, EventRedactor, SecretRedactor } from "./redact.ts";
 import { gatherSample, samplingMessages, type SamplingParams } from "./sampling.ts";
@@ -108,9 +107,6 @@ export interface TurnOptions {
 
 const NEVER = new AbortController().signal;
 
-/** How long the provider's `/models` answer is waited for when learning a model's figures. */
-const LIST_TIMEOUT_MS = 10_000;
-
 /**
  * One agent session. See the module documentation of `@amber/cli/session` for an example
  * that runs a turn.
@@ -148,9 +144,7 @@ export class AgentSession {
   #step = 0;
   #usage = { promptTokens: 0, completionTokens: 0 };
   readonly #spending = new Spending();
-  // What the catalog says of each provider+model the session used; a switch back costs nothing.
-  readonly #infos = new Map<string, Promise<ModelInfo>>();
-  #info: { readonly key: string; readonly info: ModelInfo } | undefined;
+  readonly #facts = new ModelFacts();
   #busy = false;
   #ask: ApprovalHandler | undefined;
 
@@ -264,10 +258,7 @@ export class AgentSession {
    * before the last turn or compaction; only its id until then, and after a switch.
    */
   get info(): ModelInfo {
-    const info = this.#info;
-    return info !== undefined && info.key === this.#infoKey()
-      ? info.info
-      : { id: this.model, sources: [] };
+    return this.#facts.known(this.provider, this.model);
   }
 
   /** The account request for wallet and allowance readouts, when the provider resolved. */
@@ -603,34 +594,16 @@ export class AgentSession {
     });
   }
 
-  #infoKey(): string {
-    return `${this.provider}\n${this.model}`;
-  }
-
-  // What the catalog says of the model in use, learned once per provider and model (the
-  // provider's `/models` is asked at most once each, and only when nothing else knows the
-  // window). A model nobody describes has only its id: the kernel then compacts only after an
-  // overflow, and no cost shows.
+  // What the catalog says of the model in use (see `ModelFacts`). A model nobody describes has
+  // only its id: the kernel then compacts only after an overflow, and no cost shows.
   async #modelInfo(): Promise<ModelInfo> {
     const resolved = this.#resolved!;
-    const client = this.#client!;
-    const key = this.#infoKey();
-    let pending = this.#infos.get(key);
-    if (pending === undefined) {
-      // Never rejects: a model nobody describes has only its id.
-      pending = resolveModelInfo(resolved.preset, resolved.model, {
-        ...(this.host.config.models === undefined ? {} : { overrides: this.host.config.models }),
-        list: () => client.listModelFacts(AbortSignal.timeout(LIST_TIMEOUT_MS)),
-      });
-      this.#infos.set(key, pending);
-    }
-    const info = await pending;
-    // A switch while the catalog was asked: the figures are another model's.
-    if (this.#resolved !== resolved) return info;
-    this.#info = { key, info };
-    // The catalog knows better than the preset whether this model takes images.
+    const { models } = this.host.config;
+    const info = await this.#facts.learn(resolved.preset, resolved.model, this.#client!, models);
+    // The catalog knows better than the preset whether this model takes images (unless the
+    // session switched while it was asked).
     const images = withImages(resolved, info.abilities?.images);
-    if (images !== resolved) this.#use(images);
+    if (this.#resolved === resolved && images !== resolved) this.#use(images);
     return info;
   }
 
@@ -694,25 +667,7 @@ export class AgentSession {
       signal,
       // A tool that prints a key (a file holding one, `env`) must not hand it to the model.
       redact: (text) => this.#redactor.redact(text),
-      onResponse: (_status, headers) => {
-        const record = (snapshot: AllowanceSnapshot | undefined): void => {
-          if (snapshot !== undefined) {
-            this.host.registries.allowance.record(accountSettings(resolved), snapshot);
-          }
-        };
-        const snapshot = this.#client?.allowanceFromHeaders(headers);
-        // A sandboxed plugin's dialect answers later; its failure is reported the way the
-        // kernel reports a thrown one.
-        if (snapshot instanceof Promise) {
-          snapshot.then(record, (error: Error) =>
-            this.host.runtime.report({
-              pluginId: "core",
-              where: "reading the response headers",
-              message: error.message,
-              error,
-            }));
-        } else record(snapshot);
-      },
+      onResponse: allowanceRecorder(this.host, resolved, this.#client!),
     });
   }
 

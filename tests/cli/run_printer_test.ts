@@ -45,3 +45,41 @@ Deno.test("reasoning is left out unless asked for, then dimmed on lines of its o
   // Reasoning as plain text, its control characters removed (no escape reaches the terminal).
   assert.equal(noColor.stdout(), "thinking]52;c;Zm9v\nAnswer.\n");
 });
+
+Deno.test("a compaction is said on stderr, stdout keeping the answer alone; --json writes its events", () => {
+  const text = capture();
+  text.print({ type: "text", delta: "Part one." });
+  text.print({
+    type: "compactionStarted",
+    reason: "auto",
+    tokens: 9000,
+    budget: 10_000,
+    threshold: 8500,
+  });
+  text.print({
+    type: "compactionFinished",
+    reason: "auto",
+    success: false,
+    tokensBefore: 9000,
+    tokensAfter: 9000,
+    message: "vetoed by a hook",
+  });
+  text.print({ type: "request", step: 1, tokens: 9000, contextWindow: 10_000 });
+  text.print({ type: "usage", promptTokens: 9000, completionTokens: 3, cost: 0.02 });
+  text.print({ type: "text", delta: "Part two." });
+  text.print({ type: "end", cause: { kind: "completed" } });
+  assert.equal(text.stdout(), "Part one.\nPart two.\n");
+  assert.deepEqual(text.err, [
+    "amber: compacting the conversation: 9.0k tokens, past 85% of the 10.0k-token window",
+    "amber: the conversation was not compacted: vetoed by a hook",
+  ]);
+
+  const out: string[] = [];
+  const json = runPrinter({ out: (t) => out.push(t), err: () => {} }, true);
+  json({ type: "compactionStarted", reason: "manual", tokens: 900, budget: 0, threshold: 0 });
+  json({ type: "usage", promptTokens: 10, completionTokens: 1, cost: 0.5 });
+  assert.deepEqual(out.map((line) => JSON.parse(line)), [
+    { type: "compactionStarted", reason: "manual", tokens: 900, budget: 0, threshold: 0 },
+    { type: "usage", promptTokens: 10, completionTokens: 1, cost: 0.5 },
+  ]);
+});
