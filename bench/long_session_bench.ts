@@ -21,6 +21,8 @@
 import { benchArgs, inOrder, median } from "./_cases.ts";
 import { fileURLToPath } from "node:url";
 
+/** The steps of the session run (and thrown away) before the measured one. */
+const WARM_UP_STEPS = 200;
 const DIALECTS = ["openai", "openai_responses", "anthropic", "gemini"] as const;
 type DialectKey = typeof DIALECTS[number];
 
@@ -105,11 +107,11 @@ console.log(
 console.log(
   [
     "dialect".padEnd(17),
-    `step@${early[1]}`.padStart(10),
-    `step@${steps}`.padStart(10),
+    "step early".padStart(10),
+    "step late".padStart(10),
     "ratio".padStart(6),
-    "request@20".padStart(11),
-    `request@${steps}`.padStart(12),
+    "req. early".padStart(11),
+    "req. late".padStart(12),
     "body".padStart(7),
     "heap".padStart(9),
     "rss".padStart(9),
@@ -194,26 +196,6 @@ async function session(key: DialectKey, steps: number): Promise<SessionFigures> 
     gemini: testing.geminiEncoder,
   }[key];
 
-  // The canned stream of every step, as bytes in 512-byte chunks, made before the clock starts.
-  const bytes = new TextEncoder();
-  const streams: Uint8Array[][] = [];
-  for (let i = 0; i < steps; i++) {
-    const turn: ScriptedTurn = i < steps - 1
-      ? {
-                toolCalls: [{
-          id: `call_${i}`,
-          name: "read_notes",
-          arguments: { path: `src/module_${i % 97}/file_${i}.ts` },
-        }],
-        usage: { promptTokens: 1_000 + 60 * i, completionTokens: 24 },
-      }
-      : { text: "All files read.", usage: { promptTokens: 61_000, completionTokens: 5 } };
-    const whole = bytes.encode(encoder.frames(turn, "bench-model").join(""));
-    const chunks: Uint8Array[] = [];
-    for (let at = 0; at < whole.length; at += 512) chunks.push(whole.subarray(at, at + 512));
-    streams.push(chunks);
-  }
-
   // A tool whose output is ~100 bytes of file-like text, different every step: with the call,
   // ~300 bytes of history a step (the kernel benchmark's echo makes ~210).
   const notes = (path: string): string =>
@@ -264,59 +246,90 @@ async function session(key: DialectKey, steps: number): Promise<SessionFigures> 
   runtime.register(plugin);
   await runtime.start();
 
+  // The canned stream of every step, as bytes in 512-byte chunks, made before the clock starts.
+  const cannedStreams = (count: number): Uint8Array[][] => {
+    const bytes = new TextEncoder();
+    const streams: Uint8Array[][] = [];
+    for (let i = 0; i < count; i++) {
+      const turn: ScriptedTurn = i < count - 1
+        ? {
+          toolCalls: [{
+            id: `call_${i}`,
+            name: "read_notes",
+            arguments: { path: `src/module_${i % 97}/file_${i}.ts` },
+          }],
+          usage: { promptTokens: 1_000 + 60 * i, completionTokens: 24 },
+        }
+        : { text: "All files read.", usage: { promptTokens: 61_000, completionTokens: 5 } };
+      const whole = bytes.encode(encoder.frames(turn, "bench-model").join(""));
+      const chunks: Uint8Array[] = [];
+      for (let at = 0; at < whole.length; at += 512) chunks.push(whole.subarray(at, at + 512));
+      streams.push(chunks);
+    }
+    return streams;
+  };
+
   const settings = { baseUrl: "http://127.0.0.1:1", apiKey: "bench-key" };
-  const stepMs: number[] = [];
-  const requestMs: number[] = [];
-  const decodeMs: number[] = [];
-  const bodyChars: number[] = [];
-  let last = 0;
-  let step = 0;
-  const model = {
-    stream(
-      request: Parameters<typeof dialect.chatRequest>[1],
-      sink: (event: import("@amber/core").StreamEvent) => void,
-    ) {
-      const started = performance.now();
-      if (step > 0) stepMs.push(started - last);
-      last = started;
-      const spec = dialect.chatRequest(settings, request);
-      const built = performance.now();
-      bodyChars.push(spec.body?.length ?? 0);
-      const decoder = dialect.decoder();
-      const sse = new SseDecoder(
-        (name, data) => decoder.event(name, data, sink),
-        (line) => decoder.unframed?.(line, sink),
-      );
-      for (const chunk of streams[step]) sse.pushBytes(chunk);
-      sse.end();
-      decoder.end(sink);
-      requestMs.push(built - started);
-      decodeMs.push(performance.now() - built);
-      step++;
-      return Promise.resolve({ status: 200, headers: new Headers(), cancelled: false });
-    },
-  };
-  const result = await runAgent({
-    runtime,
-    model,
-    modelName: "bench-model",
-    prompt: "Read every file of the project's modules, one at a time.",
-    approval: "auto",
-    maxSteps: steps + 1,
-  });
-  if (result.steps !== steps || result.cause.kind !== "completed") {
-    throw new Error(`the ${key} session ran ${result.steps} steps: ${result.cause.kind}`);
+  // A short session first, so that the measured one starts on optimized code: its early steps
+  // then show the cost of a short history, not the JIT's warm-up.
+  await once(WARM_UP_STEPS);
+  return await once(steps);
+
+  async function once(steps: number): Promise<SessionFigures> {
+    const streams = cannedStreams(steps);
+    const stepMs: number[] = [];
+    const requestMs: number[] = [];
+    const decodeMs: number[] = [];
+    const bodyChars: number[] = [];
+    let last = 0;
+    let step = 0;
+    const model = {
+      stream(
+        request: Parameters<typeof dialect.chatRequest>[1],
+        sink: (event: import("@amber/core").StreamEvent) => void,
+      ) {
+        const started = performance.now();
+        if (step > 0) stepMs.push(started - last);
+        last = started;
+        const spec = dialect.chatRequest(settings, request);
+        const built = performance.now();
+        bodyChars.push(spec.body?.length ?? 0);
+        const decoder = dialect.decoder();
+        const sse = new SseDecoder(
+          (name, data) => decoder.event(name, data, sink),
+          (line) => decoder.unframed?.(line, sink),
+        );
+        for (const chunk of streams[step]) sse.pushBytes(chunk);
+        sse.end();
+        decoder.end(sink);
+        requestMs.push(built - started);
+        decodeMs.push(performance.now() - built);
+        step++;
+        return Promise.resolve({ status: 200, headers: new Headers(), cancelled: false });
+      },
+    };
+    const result = await runAgent({
+      runtime,
+      model,
+      modelName: "bench-model",
+      prompt: "Read every file of the project's modules, one at a time.",
+      approval: "auto",
+      maxSteps: steps + 1,
+    });
+    if (result.steps !== steps || result.cause.kind !== "completed") {
+      throw new Error(`the ${key} session ran ${result.steps} steps: ${result.cause.kind}`);
+    }
+    // The last step has no next call to end it: its figure is the run's end.
+    stepMs.push(performance.now() - last);
+    (globalThis as { gc?: () => void }).gc?.();
+    const memory = Deno.memoryUsage();
+    return {
+      stepMs,
+      requestMs,
+      decodeMs,
+      bodyChars,
+      heapBytes: memory.heapUsed,
+      rssBytes: memory.rss,
+    };
   }
-  // The last step has no next call to end it: its figure is the run's end.
-  stepMs.push(performance.now() - last);
-  (globalThis as { gc?: () => void }).gc?.();
-  const memory = Deno.memoryUsage();
-  return {
-    stepMs,
-    requestMs,
-    decodeMs,
-    bodyChars,
-    heapBytes: memory.heapUsed,
-    rssBytes: memory.rss,
-  };
 }

@@ -85,9 +85,12 @@ async function catalogReport(
       if (!snapshotShown || !(error instanceof ProviderError)) throw error;
       warnings.push(`${error.message}; the snapshot's figures are shown`);
     }
-  } else if (snapshotShown) {
-    const variable = resolved.keyEnv === undefined ? "no key" : `${resolved.keyEnv} is not set`;
-    warnings.push(`${variable}, so ${preset.name} was not asked; the snapshot's figures are shown`);
+  } else {
+    const why = resolved.keyEnv === undefined
+      ? `${preset.name} needs a key`
+      : `${resolved.keyEnv} is not set`;
+    const shown = snapshotShown ? "; the snapshot's figures are shown" : "";
+    warnings.push(`${why}, so ${preset.name} was not asked${shown}`);
   }
   let catalog = await modelCatalog(preset, { overrides, listed });
   if (!snapshotShown) {

@@ -41,14 +41,14 @@
  * @module
  */
 
-export {
-  AgentSession,
-  type AgentSessionOptions,
-  type ApprovalHandler,
-  type CompactionOutcome,
-  type SessionHostServices,
-  type TurnOptions,
-} from "./session.ts";
+export { AgentSession } from "./session.ts";
+export type {
+  AgentSessionOptions,
+  ApprovalHandler,
+  CompactionOutcome,
+  SessionHostServices,
+  TurnOptions,
+} from "./session_types.ts";
 export {
   describeEnd,
   exitCodeOf,

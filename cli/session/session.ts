@@ -34,10 +34,9 @@ import {
   SessionFile,
 } from "@amber/core/kernel";
 import { ProviderClient } from "@amber/providers/client";
-import type { Host, HostOptions } from "../host.ts";
+import type { Host } from "../host.ts";
 import {
   accountSettings,
-  type EnvReader,
   type ProviderOverrides,
   requireKey,
   type ResolvedProvider,
@@ -46,64 +45,17 @@ import {
 import { pricedEvent, type RunBudget, runBudget, savedCost, Spending } from "./budget.ts";
 import { describeEnd, type SessionEvent, type SessionListener } from "./events.ts";
 import { ModelFacts } from "./model_facts.ts";
+import type {
+  AgentSessionOptions,
+  ApprovalHandler,
+  CompactionOutcome,
+  TurnOptions,
+} from "./session_types.ts";
 import { allowanceRecorder, providerSnapshot, resolveProviderFor } from "./provider.ts";
 import { ProtectedPaths, protectedPathsGate } from "./protected_paths.ts";
 import { configuredKeys, EventRedactor, SecretRedactor } from "./redact.ts";
 import { gatherSample, samplingMessages, type SamplingParams } from "./sampling.ts";
 import { lockSession } from "./session_lock.ts";
-
-/** Answers an approval question; `signal` is aborted when the question is moot (a cancel). */
-export type ApprovalHandler = (
-  request: ApprovalRequest,
-  signal: AbortSignal,
-) => Promise<ApprovalAnswer>;
-
-/** What the session gives the host it opens. */
-export type SessionHostServices = Required<Pick<HostOptions, "subagents">>;
-
-/** What {@linkcode AgentSession.open} takes. */
-export interface AgentSessionOptions {
-  /**
-   * Opens the host with the session's services (its sub-agent service); the front end adds its
-   * own (UI, commands, a cancel signal) and the embedder its plugins and directories.
-   */
-  readonly openHost: (services: SessionHostServices) => Promise<Host>;
-  /** `--provider`, `--model`, `--base-url`, `--effort`. */
-  readonly overrides?: ProviderOverrides;
-  /** The approval policy; config.yaml's `approval`, else `ask`, by default. */
-  readonly approval?: ApprovalPolicy;
-  /** The most model calls per turn; 50 by default. */
-  readonly maxSteps?: number;
-  /** Reads an environment variable (the key); `Deno.env.get` by default. */
-  readonly env?: EnvReader;
-  /**
-   * The share of the model's context window a request may fill before the conversation is
-   * compacted (`amber run --compact-at`); config.yaml's `compaction.at`, else 0.85, by default.
-   */
-  readonly compactAt?: number;
-}
-
-/** What {@linkcode AgentSession.compact} did. */
-export interface CompactionOutcome {
-  /** Whether the conversation is now the compacted one. */
-  readonly compacted: boolean;
-  /** The estimated tokens of the conversation before. */
-  readonly tokensBefore: number;
-  /** The estimated tokens after (the same as before when nothing was compacted). */
-  readonly tokensAfter: number;
-  /** Who made the compacted conversation: `default` or a compactor's name. */
-  readonly strategy?: string;
-  /** Why nothing was compacted (no conversation yet, a veto, a failed summary). */
-  readonly message?: string;
-}
-
-/** What one turn runs with. */
-export interface TurnOptions {
-  /** Cancels the turn; the kernel commits what was done, marked cancelled. */
-  readonly signal?: AbortSignal;
-  /** Answers approval questions; without it, a tool that needs approval is denied. */
-  readonly ask?: ApprovalHandler;
-}
 
 const NEVER = new AbortController().signal;
 
@@ -463,35 +415,25 @@ export class AgentSession {
     }
     this.#busy = true;
     try {
-      const budget = await this.#budget();
-      const resolved = this.#resolved!;
+      const { autoCompact: _auto, ...budget } = await this.#budget();
       const wanted = instructions?.trim();
-      const result = await compactConversation({
+      const { messages, usage: _usage, cost, ...outcome } = await compactConversation({
+        ...budget,
         runtime: this.host.runtime,
         model: this.#client!,
-        modelName: resolved.model,
+        modelName: this.#resolved!.model,
         history: this.#history,
         historyState: this.#state,
         session: file,
         step: this.#step,
         ...(wanted ? { instructions: wanted } : {}),
-        ...(budget.contextWindow === undefined ? {} : { contextWindow: budget.contextWindow }),
-        ...(budget.keepTurns === undefined ? {} : { keepTurns: budget.keepTurns }),
-        ...(budget.compactAt === undefined ? {} : { compactAt: budget.compactAt }),
-        ...(budget.price === undefined ? {} : { price: budget.price }),
         signal: options.signal ?? NEVER,
         onEvent: (event: RunEvent) => this.#emit(pricedEvent(event, budget)),
       });
-      if (result.compacted) this.#history = [...result.messages];
+      if (outcome.compacted) this.#history = [...messages];
       // The summary is a model call like any other: it costs, in the session's count.
-      this.#spending.spend(result.cost, false);
-      return {
-        compacted: result.compacted,
-        tokensBefore: result.tokensBefore,
-        tokensAfter: result.tokensAfter,
-        ...(result.strategy === undefined ? {} : { strategy: result.strategy }),
-        ...(result.message === undefined ? {} : { message: result.message }),
-      };
+      this.#spending.spend(cost, false);
+      return outcome;
     } catch (error) {
       throw this.#redactError(error);
     } finally {

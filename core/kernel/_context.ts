@@ -124,29 +124,39 @@ export class ContextWindow {
     const threshold = Math.floor(window * (o.compactAt ?? DEFAULT_COMPACT_AT));
     let built = this.#build(env, stepMessages);
     const firstChanged = built.step.firstChanged;
+    const compact = (reason: CompactionReason) =>
+      this.#compact(
+        env,
+        step,
+        stepMessages,
+        reason,
+        this.#size.tokens(built.chars),
+        threshold,
+        built.fixed,
+      );
     let compacted = false;
     const tokens = this.#size.tokens(built.chars);
     if (o.autoCompact !== false && window > 0 && tokens > threshold && tokens > this.#floor) {
-      if (await this.#compact(env, step, stepMessages, "auto", tokens, threshold, built.fixed)) {
+      if (await compact("auto")) {
         compacted = true;
         built = this.#build(env, stepMessages);
       }
     }
-    for (let retried = false;;) {
+    for (let attempt = 0;; attempt++) {
+      const retry = attempt > 0;
+      const changed = built.step.firstChanged ?? firstChanged;
       o.onEvent?.({
         type: "request",
         step,
         tokens: this.#size.tokens(built.chars),
         ...(window > 0 ? { contextWindow: window } : {}),
-        ...((built.step.firstChanged ?? firstChanged) === undefined
-          ? {}
-          : { firstChanged: built.step.firstChanged ?? firstChanged }),
+        ...(changed === undefined ? {} : { firstChanged: changed }),
       });
       // An overflow's error (and the finish after it) is held back until it is known that the
       // call will not be retried, so a host does not show an error the retry then mends.
       const held: RunEvent[] = [];
       const reply = new Reply((event) => {
-        if (!retried && (held.length > 0 || (event.type === "error" && event.contextOverflow))) {
+        if (!retry && (held.length > 0 || (event.type === "error" && event.contextOverflow))) {
           held.push(event);
         } else o.onEvent?.(event);
       });
@@ -163,24 +173,10 @@ export class ContextWindow {
         response = { status: 0, headers: new Headers(), cancelled: false };
       }
       const overflow = reply.error?.contextOverflow === true && !response.cancelled;
-      if (overflow && !retried && !this.#signal.aborted) {
-        retried = true;
-        const tokensNow = this.#size.tokens(built.chars);
-        if (
-          await this.#compact(
-            env,
-            step,
-            stepMessages,
-            "overflow",
-            tokensNow,
-            threshold,
-            built.fixed,
-          )
-        ) {
-          compacted = true;
-          built = this.#build(env, stepMessages);
-          continue;
-        }
+      if (overflow && !retry && !this.#signal.aborted && await compact("overflow")) {
+        compacted = true;
+        built = this.#build(env, stepMessages);
+        continue;
       }
       for (const event of held) o.onEvent?.(event);
       if (reply.usage !== undefined && reply.error === undefined) {
