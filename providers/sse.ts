@@ -16,6 +16,7 @@ const CHAR_R = 114;
 
 // Hoisted so the hot path allocates no options object per chunk.
 const STREAM: TextDecodeOptions = { stream: true };
+const KEEP_BOM: TextDecoderOptions = { ignoreBOM: true };
 
 /**
  * An incremental SSE decoder. Feed it bytes ({@linkcode SseDecoder.pushBytes}) or text
@@ -48,15 +49,14 @@ const STREAM: TextDecodeOptions = { stream: true };
 export class SseDecoder {
   readonly #onEvent: (name: string | undefined, data: string) => void;
   readonly #onUnframed: ((line: string) => void) | undefined;
-  /** Decodes a chunk that may end inside a character, keeping its first bytes for the next. */
+  /** Decodes a chunk that may end inside a character, keeping its last bytes for the next. */
   #textDecoder: TextDecoder | undefined;
   /** Decodes a chunk known to end on a whole character, in one pass. */
   #wholeDecoder: TextDecoder | undefined;
-  /**
-   * The next chunk goes to the streaming decoder: the stream has just begun (that decoder drops
-   * its byte-order mark), or the last chunk ended in a byte that may leave a character unfinished.
-   */
-  #streaming = true;
+  /** The last chunk ended in a byte that may leave a character unfinished. */
+  #streaming = false;
+  /** No text has been decoded yet: a leading byte-order mark is the UTF-8 decoder's to drop. */
+  #decoderBom = true;
   /** Pieces of a line whose ending has not arrived yet; joined once when it does. */
   #pending: string[] = [];
   /** The last text ended in `\r`: a `\n` opening the next text belongs to that line ending. */
@@ -100,16 +100,23 @@ export class SseDecoder {
     if (length === 0) return;
     // A chunk ending in an ASCII byte ends on a whole character, so once the streaming decoder
     // holds nothing back it decodes the same in one pass, which costs half as much (no options
-    // to convert, no carried state): on the wire almost every chunk ends so.
+    // to convert, no state carried): on the wire almost every chunk ends so.
     const endsWhole = chunk[length - 1] < 0x80;
+    let text: string;
     if (!this.#streaming && endsWhole) {
-      this.push(
-        (this.#wholeDecoder ??= new TextDecoder("utf-8", { ignoreBOM: true })).decode(chunk),
-      );
-      return;
+      text = (this.#wholeDecoder ??= new TextDecoder("utf-8", KEEP_BOM)).decode(chunk);
+    } else {
+      this.#streaming = !endsWhole;
+      text = (this.#textDecoder ??= new TextDecoder("utf-8", KEEP_BOM)).decode(chunk, STREAM);
     }
-    this.#streaming = !endsWhole;
-    this.push((this.#textDecoder ??= new TextDecoder()).decode(chunk, STREAM));
+    // Both decoders keep every U+FEFF (Deno's streaming one would drop one at the start of any
+    // chunk); the UTF-8 decoder's own byte-order mark is the first character of the stream only.
+    if (this.#decoderBom) {
+      if (text.length === 0) return;
+      this.#decoderBom = false;
+      if (text.charCodeAt(0) === BOM) text = text.slice(1);
+    }
+    this.push(text);
   }
 
   /**
@@ -204,7 +211,8 @@ export class SseDecoder {
     this.#dispatch();
     this.#afterCR = false;
     this.#atStart = true;
-    this.#streaming = true;
+    this.#streaming = false;
+    this.#decoderBom = true;
   }
 
   /**

@@ -162,6 +162,12 @@ async function run(context: CommandContext): Promise<number> {
     if (cause.kind !== "completed" && !json) {
       io.err(`amber: ${sanitizeText(session.redact(describeEnd(cause)))}`);
     }
+    if (compactAt !== undefined && session.info.contextWindow === undefined && !json) {
+      io.err(
+        `amber: --compact-at did nothing: the context window of ${session.model} is unknown ` +
+          `(set models.${session.model}.contextWindow in config.yaml)`,
+      );
+    }
     // Said like the tool lines, on stderr, terminal or not; --json has it on the usage events.
     const spent = session.turnCost;
     if (spent !== undefined && !json) {

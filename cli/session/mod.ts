@@ -3,7 +3,9 @@
  * owns what lives longer than a step of a run: the provider (resolved once; switched through
  * the session), the session file (created, resumed, a torn last line moved aside), the approvals
  * answered "always", the sub-agents of the `task` tool (each with its own file
- * `<parent>-taskN`, unable to start more), token totals and allowance readouts, and one stream
+ * `<parent>-taskN`, unable to start more), token and dollar totals and allowance readouts, the
+ * model catalog's figures of the model in use (its window decides when the kernel compacts; its
+ * prices give each `usage` event its `cost`), compaction on request (`compact`), and one stream
  * of {@linkcode SessionEvent}s. `amber run`, `amber demo` and the interactive session are front
  * ends over it: they render its events and answer its questions (approval, cancel).
  *

@@ -9,8 +9,8 @@
 import type { AmberConfig, ModelInfo } from "@amber/core";
 import { type CatalogPreset, resolveModelInfo } from "@amber/providers/model-catalog";
 
-/** How long the provider's `/models` answer is waited for, ms. */
-const LIST_TIMEOUT_MS = 10_000;
+/** How long the provider's `/models` answer is waited for, ms: as long as `amber models` does. */
+const LIST_TIMEOUT_MS = 5_000;
 
 /** What {@linkcode ModelFacts.learn} asks the provider for: its models with their figures. */
 export interface ModelLister {
@@ -40,7 +40,7 @@ export class ModelFacts {
   /**
    * What the catalog says of `model` under `preset`: the shipped snapshot, `overrides`
    * (config.yaml's `models:`) and, when neither knows the window, what `lister` answers (waited
-   * for at most 10 s). Never rejects: a model nobody describes has only its id.
+   * for at most 5 s). Never rejects: a model nobody describes has only its id.
    */
   async learn(
     preset: CatalogPreset,

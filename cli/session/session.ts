@@ -2,11 +2,13 @@
  * The agent session: everything that lives longer than one step of a run. It holds the provider
  * (resolved once, switched only through it), the session file (created by the first turn, or
  * resumed, a torn last line moved aside), the approvals answered "always", the sub-agents the
- * `task` tool starts, the token totals and the allowance readouts, and one stream of events.
- * `amber run`, `amber demo`, the interactive session and `task` all drive it; a front end renders
- * its events and answers its two questions: may this tool run (the turn's `ask`), and stop (the
- * turn's `signal`). Its events reach front ends with the keys it knows of redacted (`redact.ts`),
- * and it holds its session file's lock while it has the file (`session_lock.ts`).
+ * `task` tool starts, the token and dollar totals and the allowance readouts, what the model
+ * catalog says of the model in use (its window and prices go into every run: `budget.ts`,
+ * `model_facts.ts`), and one stream of events. `amber run`, `amber demo`, the interactive session
+ * and `task` all drive it; a front end renders its events and answers its two questions: may this
+ * tool run (the turn's `ask`), and stop (the turn's `signal`). It compacts the conversation when
+ * asked (`compact`). Its events reach front ends with the keys it knows of redacted
+ * (`redact.ts`), and it holds its session file's lock while it has the file (`session_lock.ts`).
  *
  * @module
  */

@@ -1,9 +1,9 @@
 /**
  * The interactive session's command adapter: what the TUI's core commands (`/model`,
- * `/provider`, `/sessions`, `/resume`, `/compact`, `/clear`, `/panel`, `/mcp`, ...) do, as calls on the
- * agent session, the host's registries and the few things of the screen they touch. A command
- * whose outcome carries a prompt (an MCP server's prompt, `/mcp__srv__prompt args`) starts a turn
- * with it as the user's message.
+ * `/provider`, `/sessions`, `/resume`, `/compact`, `/clear`, `/panel`, `/mcp`, ...) do, as calls
+ * on the agent session, the host's registries and the few things of the screen they touch. A
+ * command whose outcome carries a prompt (an MCP server's prompt, `/mcp__srv__prompt args`)
+ * starts a turn with it as the user's message.
  *
  * @module
  */

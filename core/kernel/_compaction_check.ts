@@ -115,6 +115,8 @@ function pick(message: Message): Message {
         ...(message.reasoningSignature === undefined
           ? {}
           : { reasoningSignature: message.reasoningSignature }),
+        ...(message.reasoningField === undefined ? {} : { reasoningField: message.reasoningField }),
+        ...(message.textSignature === undefined ? {} : { textSignature: message.textSignature }),
         ...(message.toolCalls === undefined ? {} : {
           toolCalls: message.toolCalls.map((c) => ({
             id: c.id,

@@ -144,6 +144,10 @@ export class Reply {
   readonly reasoning: string[] = [];
   /** The reasoning signatures, one per signed block. */
   readonly signatures: string[] = [];
+  /** The wire field the reasoning came in, when the protocol named it. */
+  reasoningField: string | undefined;
+  /** The signature of the text (the last one the provider sent), when it sent one. */
+  textSignature: string | undefined;
   /** The tool calls, each as it ended. */
   readonly calls: ToolCall[] = [];
   /** The response's token counts, when it gave them. */
@@ -166,6 +170,10 @@ export class Reply {
           break;
         case "reasoning":
           this.reasoning.push(event.delta);
+          if (event.field !== undefined) this.reasoningField ??= event.field;
+          break;
+        case "textSignature":
+          this.textSignature = event.signature;
           break;
         case "reasoningSignature":
           this.signatures.push(event.signature);
@@ -213,6 +221,12 @@ export class Reply {
       // prove nothing, so then none is kept.
       ...(this.reasoning.length > 0 && this.signatures.length === 1
         ? { reasoningSignature: this.signatures[0] }
+        : {}),
+      ...(this.reasoning.length > 0 && this.reasoningField !== undefined
+        ? { reasoningField: this.reasoningField }
+        : {}),
+      ...(content !== "" && this.textSignature !== undefined
+        ? { textSignature: this.textSignature }
         : {}),
       ...(this.calls.length > 0 ? { toolCalls: this.calls } : {}),
     };

@@ -178,3 +178,16 @@ Deno.test("--compact-at takes a share above 0 and at most 1, or a percent; anyth
     );
   }
 });
+
+Deno.test("--compact-at for a model whose window nobody knows says it did nothing", async () => {
+  await using tmp = await tempDir();
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script({ text: "Hi." });
+  const result = await amber(tmp.dir, server, ["run", "hello", "--compact-at", "0.5"]);
+  assert.equal(result.code, 0, result.err);
+  assert.equal(result.out, "Hi.\n");
+  assert.match(
+    result.err,
+    /amber: --compact-at did nothing: the context window of fake-model is unknown \(set models\.fake-model\.contextWindow in config\.yaml\)\n/,
+  );
+});

@@ -225,26 +225,31 @@ Deno.test("costs: per step, per run, in the session, and unknown when a price is
   strictEqual(ofType(unknown.events, "stepEnd")[0].cost, undefined);
 });
 
-Deno.test("a tool call keeps the signature the provider attached to it", async () => {
+Deno.test("a reply keeps what the provider attached: call and text signatures, the reasoning's field", async () => {
   const { result } = await run([
-    [{
-      type: "toolCallEnd",
-      index: 0,
-      id: "g1",
-      name: "read",
-      arguments: "{}",
-      signature: "sig-A",
-    }],
-    text("done"),
+    [
+      { type: "reasoning", delta: "Think", field: "reasoning_content" },
+      { type: "reasoning", delta: "ing." },
+      {
+        type: "toolCallEnd",
+        index: 0,
+        id: "g1",
+        name: "read",
+        arguments: "{}",
+        signature: "sig-A",
+      },
+    ],
+    [...text("done"), { type: "textSignature", signature: "sig-T" }],
   ], { history: [] });
-  const call = result.messages.find((m) => m.role === "assistant" && m.toolCalls);
-  ok(call?.role === "assistant");
-  deepStrictEqual(call.toolCalls, [{
-    id: "g1",
-    name: "read",
-    arguments: "{}",
-    signature: "sig-A",
-  }]);
+  const [call, answer] = result.messages.filter((m) => m.role === "assistant");
+  deepStrictEqual(call, {
+    role: "assistant",
+    content: "",
+    reasoning: "Thinking.",
+    reasoningField: "reasoning_content",
+    toolCalls: [{ id: "g1", name: "read", arguments: "{}", signature: "sig-A" }],
+  });
+  deepStrictEqual(answer, { role: "assistant", content: "done", textSignature: "sig-T" });
 });
 
 Deno.test("the estimate learns the provider's characters per token from the usage it reports", async () => {

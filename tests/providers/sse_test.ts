@@ -165,6 +165,38 @@ Deno.test("a byte-order mark at the start is dropped", () => {
   ]);
 });
 
+Deno.test("a byte-order mark after the start of the stream is content, whatever the chunking", () => {
+  const head = new TextEncoder().encode("data: x");
+  const bom = new TextEncoder().encode("\ufeffy\n\n");
+  // The next chunk opening with U+FEFF, after a chunk that ended on a whole character and after
+  // one that ended inside "é".
+  assert.deepEqual(decodeBytes([head, bom]), [{ name: undefined, data: "x\ufeffy" }]);
+  const e = new TextEncoder().encode("é");
+  assert.deepEqual(decodeBytes([head, e.subarray(0, 1), e.subarray(1), bom]), [
+    { name: undefined, data: "xé\ufeffy" },
+  ]);
+  // Two marks at the start are the decoder's and the grammar's: both go, a third stays.
+  const three = new TextEncoder().encode("\ufeff\ufeff\ufeffdata: z\n\n");
+  assert.deepEqual(decodeBytes([three.subarray(0, 4), three.subarray(4)]), [
+    { raw: "\ufeffdata: z" },
+  ]);
+});
+
+Deno.test("chunks that end inside a character and chunks that do not, in any order", () => {
+  // Every chunk size from 1 to 12 bytes over text dense in 2-, 3- and 4-byte characters: chunks
+  // end inside characters, on ASCII and on whole multi-byte ones, one after another.
+  const text = Array.from({ length: 40 }, (_, i) => `data: ${"aé日🎉".repeat(i % 5)}${i}\n\n`)
+    .join("");
+  const bytes = new TextEncoder().encode(text);
+  const whole = decodeBytes([bytes]);
+  assert.equal(whole.length, 40);
+  for (let size = 1; size <= 12; size++) {
+    const chunks: Uint8Array[] = [];
+    for (let at = 0; at < bytes.length; at += size) chunks.push(bytes.subarray(at, at + size));
+    assert.deepEqual(decodeBytes(chunks), whole, `chunks of ${size} bytes`);
+  }
+});
+
 Deno.test("multi-byte characters split anywhere between byte chunks", () => {
   const text = "data: 日本語 🎉 ünïcödé\n\n";
   const bytes = new TextEncoder().encode(text);
