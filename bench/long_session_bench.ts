@@ -6,17 +6,19 @@
 // No network, no server: what grows with the history is the kernel's and the dialect's own work.
 //
 // A step is the time from one model call to the next (kernel, request, decode, tool). Printed per
-// dialect: the median step over steps 10-30 and over the last 20, their ratio, the share of each
-// window spent building the request, and the heap (after a full GC) and RSS at the end. Each
-// session runs in a fresh process; sessions alternate over dialects and checkouts, the order
-// reversing every round, and the medians over rounds are printed.
+// dialect: the median step over steps 10-30 and over the last 20 tool-call steps, their ratio,
+// the median time in the dialect's chatRequest over the same windows, the last request body's
+// size, and the heap (after a full GC) and RSS at the end. Each session runs in a fresh process,
+// after a 200-step session in that process that warms the JIT up (else the early steps would
+// measure compilation, not a short history); sessions alternate over dialects and checkouts, the
+// order reversing every round, and the medians over rounds are printed.
 //
 // deno run -A bench/long_session_bench.ts [--cases=openai,openai_responses,anthropic,gemini]
 //   [--steps=1000] [rounds] [checkout...]
 //
-// With checkouts (`/tmp/base14 .`) every session runs against each of them in the same rounds
-// (the same file, resolving @amber/* through that checkout's deno.json) and the ratio of each to
-// the first is printed: a before/after comparison taken in one run.
+// With checkouts (`5 /tmp/base14 .`) every session runs against each of them in the same rounds
+// (this file, resolving @amber/* through that checkout's deno.json), one row per checkout: a
+// before/after comparison taken in one run.
 
 import { benchArgs, inOrder, median } from "./_cases.ts";
 import { fileURLToPath } from "node:url";
@@ -101,8 +103,9 @@ function ms(x: number): string {
   return `${x.toFixed(3)} ms`;
 }
 console.log(
-  `${steps} steps, medians of ${args.rounds} rounds; step = one model call to the next;` +
-    ` windows: steps ${early[0]}-${early[1]} and ${late[0]}-${late[1]}`,
+  `${steps} steps after a ${WARM_UP_STEPS}-step warm-up session, medians of ${args.rounds}` +
+    ` rounds. step: one model call to the next; req.: the dialect's chatRequest;` +
+    ` early: steps ${early[0]}-${early[1]}; late: steps ${late[0]}-${late[1]}`,
 );
 console.log(
   [
@@ -273,6 +276,8 @@ async function session(key: DialectKey, steps: number): Promise<SessionFigures> 
   // A short session first, so that the measured one starts on optimized code: its early steps
   // then show the cost of a short history, not the JIT's warm-up.
   await once(WARM_UP_STEPS);
+  // Its garbage collected now, not during the measured session's early steps.
+  (globalThis as { gc?: () => void }).gc?.();
   return await once(steps);
 
   async function once(steps: number): Promise<SessionFigures> {

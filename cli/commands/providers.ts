@@ -1,11 +1,10 @@
 /**
- * `amber providers`, `amber models` and `amber wallet`.
+ * `amber providers` and `amber wallet` (`amber models` is `models.ts`).
  *
  * @module
  */
 
 import type { AllowanceWindow } from "@amber/core";
-import { ProviderClient } from "@amber/providers/client";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import type { Host } from "../host.ts";
@@ -23,14 +22,6 @@ export const providersCommand: CliCommand = {
                                   model, key variable and whether it is set) and every flavor`,
   options: PROVIDER_OPTIONS,
   run: providers,
-};
-
-/** `amber models`. */
-export const modelsCommand: CliCommand = {
-  name: "models",
-  usage: `  models                          the models the provider offers (asks its API)`,
-  options: PROVIDER_OPTIONS,
-  run: models,
 };
 
 /** `amber wallet`. */
@@ -105,18 +96,6 @@ function flavorRows(host: Host): string[][] {
     }
   }
   return rows;
-}
-
-async function models(context: CommandContext): Promise<number> {
-  const { io, words, overrides } = context;
-  const host = await context.host();
-  if (words.length > 0) throw new UsageError("models takes no arguments");
-  const resolved = providerOrThrow(host, overrides);
-  const client = new ProviderClient(resolved.flavor.dialect(), resolved.settings);
-  // A ProviderError names the URL it tried (never with the key); main reports it and exits 1.
-  const models = await client.models();
-  io.out(models.length === 0 ? "(no models)" : models.join("\n"));
-  return 0;
 }
 
 async function wallet(context: CommandContext): Promise<number> {

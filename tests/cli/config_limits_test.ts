@@ -27,9 +27,9 @@ Deno.test("config.yaml: timeouts, quarantine and secrets are read, and bad value
     assert.deepEqual(messages, [
       "config.yaml:3:9: timeouts.gate: expected a positive number, found number -1",
       "config.yaml:4:10: timeouts.bogus: unknown field (fields: tool, toolGrace, hook, gate, " +
-      "guard, action, command, wallet, import, initialize, plugins)",
+      "guard, compactor, action, command, wallet, import, initialize, plugins)",
       "config.yaml:6:30: timeouts.plugins.slow.nope: unknown field (fields: tool, toolGrace, " +
-      "hook, gate, guard, action, command, wallet, import, initialize)",
+      "hook, gate, guard, compactor, action, command, wallet, import, initialize)",
       'config.yaml:7:40: quarantine.windowSeconds: expected a positive number, found string "zero"',
     ]);
     assert.equal(timeoutFor(read.config, "hook", "slow"), 2000);
