@@ -4,6 +4,7 @@
 // (floor-stream), and the AI SDK's provider chain on the same bytes.
 // Run: deno task bench bench/decode_bench.ts
 //      deno run -A bench/separately.ts bench/decode_bench.ts 3
+//      deno run -A bench/decode_bench.ts --alternate 16   (CPU time, cases alternating; see end)
 
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
@@ -12,6 +13,8 @@ import { anthropicDialect } from "@amber/providers/anthropic";
 import { ProviderClient } from "@amber/providers/client";
 import { openaiDialect } from "@amber/providers/openai";
 import { SseDecoder } from "@amber/providers/sse";
+import process from "node:process";
+import { benchArgs, inOrder, median } from "./_cases.ts";
 
 const TARGET_BYTES = 5 * 1024 * 1024;
 const CHUNK_BYTES = 1024;
@@ -446,3 +449,46 @@ Deno.bench({
     await aiSdkAnthropic(anthropic.chunks);
   },
 });
+
+// `deno run -A bench/decode_bench.ts --alternate [--cases=floor,floor-stream,...] [rounds]`: the
+// floor, floor-stream, decoder and client cases (no AI SDK) alternating in this one process, the
+// order reversing every round, each timed in CPU time (user + system), which a loaded machine moves
+// less than wall time; prints medians and the ratios to the floor and to the floor-stream.
+if (Deno.args.includes("--alternate")) {
+  const args = benchArgs(16);
+  const protocols = [
+    { name: "openai", dialect: openaiD, chunks: openai.chunks },
+    { name: "anthropic", dialect: anthropicD, chunks: anthropic.chunks },
+  ];
+  const kinds: Record<string, (d: Dialect, c: readonly Uint8Array[]) => unknown> = {
+    "floor": (_d, c) => floor(c),
+    "floor-stream": (_d, c) => floorStream(c),
+    "decoder": (d, c) => amber(d, c),
+    "client": (d, c) => amberClient(d, c),
+  };
+  const cases = protocols.flatMap((p) =>
+    Object.keys(kinds).filter((k) => args.wanted(k)).map((kind) => ({ ...p, kind }))
+  );
+  const times = new Map<string, number[]>();
+  for (let round = 0; round < args.rounds + 2; round++) {
+    for (const { name, dialect, chunks, kind } of inOrder(round, cases)) {
+      const start = process.cpuUsage();
+      await kinds[kind](dialect, chunks);
+      const used = process.cpuUsage(start);
+      // The first two rounds warm the JIT up.
+      if (round >= 2) {
+        const key = `${name} ${kind}`;
+        times.set(key, [...(times.get(key) ?? []), (used.user + used.system) / 1000]);
+      }
+    }
+  }
+  for (const { name, kind } of cases) {
+    const of = (k: string): number => median(times.get(`${name} ${k}`) ?? [NaN]);
+    const m = of(kind);
+    console.log(
+      `${`${name} ${kind}`.padEnd(24)} ${m.toFixed(1).padStart(7)} ms CPU  ${
+        (m / of("floor")).toFixed(2)
+      }x floor  ${(m / of("floor-stream")).toFixed(2)}x floor-stream`,
+    );
+  }
+}
