@@ -236,11 +236,8 @@ function checkLimits(
   record: Record<string, unknown>,
   problem: (keys: readonly string[], detail: string) => void,
 ): void {
-  const mapping = (keys: readonly string[], value: unknown): value is Record<string, unknown> => {
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) return true;
-    problem(keys, `${keys.join(".")}: expected a mapping, found ${typeOf(value)}`);
-    return false;
-  };
+  const mapping = (keys: readonly string[], value: unknown): value is Record<string, unknown> =>
+    isMapping(keys, value, problem);
   const numbers = (
     keys: readonly string[],
     section: Record<string, unknown>,
@@ -302,10 +299,33 @@ function checkLimits(
   }
 }
 
-const MODEL_COUNTS: readonly string[] = ["contextWindow", "maxOutput"];
-const MODEL_PRICES: readonly string[] = ["input", "output", "cacheRead", "cacheWrite"];
-const MODEL_FIELDS: readonly string[] = [...MODEL_COUNTS, ...MODEL_PRICES];
-const COMPACTION_FIELDS: readonly string[] = ["at", "keepTurns", "auto"];
+// What a field of a checked section must hold: `undefined` when `value` is fine, else what was
+// expected ("a positive number").
+type FieldCheck = (value: unknown) => string | undefined;
+
+const tokens: FieldCheck = (value) =>
+  positiveInteger(value) ? undefined : "a positive whole number of tokens";
+const dollars: FieldCheck = (value) =>
+  typeof value === "number" && Number.isFinite(value) && value >= 0
+    ? undefined
+    : "dollars per million tokens (0 or more)";
+const MODEL_FIELDS: Readonly<Record<string, FieldCheck>> = {
+  contextWindow: tokens,
+  maxOutput: tokens,
+  input: dollars,
+  output: dollars,
+  cacheRead: dollars,
+  cacheWrite: dollars,
+};
+const COMPACTION_FIELDS: Readonly<Record<string, FieldCheck>> = {
+  at: (value) =>
+    typeof value === "number" && Number.isFinite(value) && value > 0 && value <= 1
+      ? undefined
+      : "a share above 0 and at most 1",
+  keepTurns: (value) =>
+    positiveInteger(value) || value === 0 ? undefined : "a whole number of turns",
+  auto: (value) => typeof value === "boolean" ? undefined : "true or false",
+};
 
 // `models` and `compaction`: like the limits, a wrong value is reported and dropped so that the
 // catalog's figure or the default stands; a model entry that is no mapping is dropped whole,
@@ -314,67 +334,61 @@ function checkModels(
   record: Record<string, unknown>,
   problem: (keys: readonly string[], detail: string) => void,
 ): void {
-  const mapping = (keys: readonly string[], value: unknown): value is Record<string, unknown> => {
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) return true;
-    problem(keys, `${keys.join(".")}: expected a mapping, found ${typeOf(value)}`);
-    return false;
-  };
   if (record.models !== undefined) {
-    if (!mapping(["models"], record.models)) delete record.models;
+    if (!isMapping(["models"], record.models, problem)) delete record.models;
     else {
       const models: Record<string, unknown> = {};
       for (const [name, entry] of Object.entries(record.models)) {
         const keys = ["models", name];
-        if (!mapping(keys, entry)) continue;
-        const model: Record<string, unknown> = {};
-        for (const [key, value] of Object.entries(entry)) {
-          const at = [...keys, key];
-          const path = at.join(".");
-          if (!MODEL_FIELDS.includes(key)) {
-            problem(at, `${path}: unknown field (fields: ${MODEL_FIELDS.join(", ")})`);
-          } else if (MODEL_COUNTS.includes(key) && !positiveInteger(value)) {
-            problem(
-              at,
-              `${path}: expected a positive whole number of tokens, found ${typeOf(value)}`,
-            );
-          } else if (
-            MODEL_PRICES.includes(key) &&
-            (typeof value !== "number" || !Number.isFinite(value) || value < 0)
-          ) {
-            problem(
-              at,
-              `${path}: expected dollars per million tokens (0 or more), found ${typeOf(value)}`,
-            );
-          } else model[key] = value;
+        if (isMapping(keys, entry, problem)) {
+          models[name] = keptFields(keys, entry, MODEL_FIELDS, problem);
         }
-        models[name] = model;
       }
       record.models = models;
     }
   }
   if (record.compaction !== undefined) {
-    if (!mapping(["compaction"], record.compaction)) delete record.compaction;
-    else {
-      const compaction: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(record.compaction)) {
-        const at = ["compaction", key];
-        const path = at.join(".");
-        if (!COMPACTION_FIELDS.includes(key)) {
-          problem(at, `${path}: unknown field (fields: ${COMPACTION_FIELDS.join(", ")})`);
-        } else if (
-          key === "at" &&
-          (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > 1)
-        ) {
-          problem(at, `${path}: expected a share above 0 and at most 1, found ${typeOf(value)}`);
-        } else if (key === "keepTurns" && !(positiveInteger(value) || value === 0)) {
-          problem(at, `${path}: expected a whole number of turns, found ${typeOf(value)}`);
-        } else if (key === "auto" && typeof value !== "boolean") {
-          problem(at, `${path}: expected true or false, found ${typeOf(value)}`);
-        } else compaction[key] = value;
-      }
-      record.compaction = compaction;
-    }
+    if (!isMapping(["compaction"], record.compaction, problem)) delete record.compaction;
+    else {record.compaction = keptFields(
+        ["compaction"],
+        record.compaction,
+        COMPACTION_FIELDS,
+        problem,
+      );}
   }
+}
+
+// Whether `value` at `keys` is a mapping; a problem when it is not.
+function isMapping(
+  keys: readonly string[],
+  value: unknown,
+  problem: (keys: readonly string[], detail: string) => void,
+): value is Record<string, unknown> {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) return true;
+  problem(keys, `${keys.join(".")}: expected a mapping, found ${typeOf(value)}`);
+  return false;
+}
+
+// The fields of `section` that `fields` knows and whose check passes; a problem for each other.
+function keptFields(
+  keys: readonly string[],
+  section: Record<string, unknown>,
+  fields: Readonly<Record<string, FieldCheck>>,
+  problem: (keys: readonly string[], detail: string) => void,
+): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(section)) {
+    const at = [...keys, key];
+    const path = at.join(".");
+    if (!Object.hasOwn(fields, key)) {
+      problem(at, `${path}: unknown field (fields: ${Object.keys(fields).join(", ")})`);
+      continue;
+    }
+    const expected = fields[key](value);
+    if (expected === undefined) kept[key] = value;
+    else problem(at, `${path}: expected ${expected}, found ${typeOf(value)}`);
+  }
+  return kept;
 }
 
 function positiveInteger(value: unknown): boolean {

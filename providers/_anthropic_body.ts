@@ -17,6 +17,7 @@
 
 import type { ChatRequest, Message, ProviderSettings, ToolDefinition } from "@amber/core";
 import { argumentsObject } from "./_arguments.ts";
+import { ConversationMemo } from "./_conversation_memo.ts";
 import { EncodingCache } from "./_encoding_cache.ts";
 import { toolImages } from "./_tool_images.ts";
 
@@ -283,41 +284,61 @@ interface Turn {
 
 /** Where the previous requests left off: the turns settled for good, as JSON. */
 interface Settled {
-  /** The images setting these encodings were made under. */
-  readonly variant: string;
-  /** The messages behind the settled turns, in order: the next request must start with them. */
-  readonly messages: Message[];
-  /** The system prompts among them. */
-  readonly system: string[];
+  /** The system prompts among the settled messages. */
+  readonly system: readonly string[];
   /** The settled turns' JSON, joined with commas. */
-  json: string;
+  readonly json: string;
   /** The role of the last settled turn, if any. */
-  role: Role | undefined;
+  readonly role: Role | undefined;
 }
+
+const NOTHING_SETTLED: Settled = { system: [], json: "", role: undefined };
 
 /**
  * Writes request bodies as JSON text, each frozen message encoded once (an
  * {@linkcode EncodingCache}), and the turns that no later request can change (every turn before
- * the breakpoints, made of frozen messages only) kept as one string from request to request.
- * A request whose history does not start with those messages (a compacted or another
+ * the breakpoints, made of frozen messages only) kept as one string from request to request
+ * (a {@linkcode ConversationMemo}). The leading system messages (the prompt's blocks, made anew
+ * each step) only go to the system field, so they are read afresh and the turns start after
+ * them. A request whose history does not go on from those turns (a compacted or another
  * conversation) starts over, still reusing each message's encoding.
  */
 export class AnthropicBodyWriter {
   readonly #messages = new EncodingCache();
   readonly #tools = new EncodingCache();
-  #settled: Settled | undefined = undefined;
+  readonly #memo = new ConversationMemo<Settled>();
 
   /** The body of `request`, byte for byte `JSON.stringify(anthropicBody(request, settings))`. */
   write(request: ChatRequest, settings?: Images): string {
-    const variant = settings?.images === true ? "images" : "";
-    const settled = this.#resume(request.messages, variant);
     const messages = request.messages;
-    const system = [...settled.system];
+    const variant = settings?.images === true ? "images" : "";
+    let head = 0;
+    while (head < messages.length && messages[head].role === "system") head++;
+    const taken = this.#memo.take(messages, head, variant);
+    const settled = taken?.state ?? NOTHING_SETTLED;
+    return this.#write(request, settings, head, head + (taken?.count ?? 0), settled);
+  }
+
+  /** The body, the turns of the messages before `from` taken as `settled`. */
+  #write(
+    request: ChatRequest,
+    settings: Images,
+    head: number,
+    from: number,
+    settled: Settled,
+  ): string {
+    const variant = settings?.images === true ? "images" : "";
+    const messages = request.messages;
+    const system: string[] = [];
+    for (let i = 0; i < head; i++) {
+      if (messages[i].content.length > 0) system.push(messages[i].content);
+    }
+    system.push(...settled.system);
     const encode = (message: Message): string =>
       JSON.stringify(messageBlocks(message, settings)).slice(1, -1);
     // The rest of the conversation, in turns.
     const turns: Turn[] = [];
-    for (let i = settled.messages.length; i < messages.length; i++) {
+    for (let i = from; i < messages.length; i++) {
       const message = messages[i];
       const role = roleOf(message);
       const json = role === undefined ? "" : this.#messages.encode(message, variant, encode);
@@ -335,8 +356,7 @@ export class AnthropicBodyWriter {
     }
     if (turns.length > 0 && turns[0].role === settled.role) {
       // The history continues a settled turn (not what the last request saw): start over.
-      this.#settled = undefined;
-      return this.write(request, settings);
+      return this.#write(request, settings, head, head, NOTHING_SETTLED);
     }
     const marked = markedTurns(turns.map((turn) => turn.role));
     const texts = turns.map((turn, index) => {
@@ -344,8 +364,8 @@ export class AnthropicBodyWriter {
       if (marked.includes(index)) content = content.slice(0, -1) + MARKED_END;
       return `{"role":"${turn.role}","content":[${content}]}`;
     });
-    const { head, tail } = bodyFields(request, system);
-    let body = JSON.stringify(head).slice(0, -1) + ',"messages":[' + settled.json;
+    const { head: fields, tail } = bodyFields(request, system);
+    let body = JSON.stringify(fields).slice(0, -1) + ',"messages":[' + settled.json;
     if (settled.json.length > 0 && texts.length > 0) body += ",";
     body += texts.join(",") + "]";
     if (request.tools.length > 0) {
@@ -356,48 +376,26 @@ export class AnthropicBodyWriter {
       body += ',"tools":[' + tools.join(",") + "]";
     }
     body += "," + JSON.stringify(tail).slice(1);
-    // Without a user turn there is one turn at most (roles alternate), and nothing to settle.
-    this.#settle(settled, messages, turns, texts, marked.at(-1) ?? 0);
-    return body;
-  }
-
-  /** The settled turns `messages` starts with, or none. */
-  #resume(messages: readonly Message[], variant: string): Settled {
-    const settled = this.#settled;
-    if (settled !== undefined && settled.variant === variant) {
-      const known = settled.messages;
-      let same = known.length <= messages.length;
-      for (let i = 0; same && i < known.length; i++) same = known[i] === messages[i];
-      if (same) return settled;
-    }
-    return this.#settled = { variant, messages: [], system: [], json: "", role: undefined };
-  }
-
-  /**
-   * Settles the turns before the first breakpoint (`until`): another turn follows each, so
-   * nothing can join it, and none carries a marker. A message that is not frozen could still
-   * change, so settling stops at the turn that holds one.
-   */
-  #settle(
-    settled: Settled,
-    messages: readonly Message[],
-    turns: readonly Turn[],
-    texts: readonly string[],
-    until: number,
-  ): void {
-    for (let index = 0; index < until; index++) {
-      const from = settled.messages.length;
-      const end = turns[index].end;
-      for (let i = from; i < end; i++) if (!Object.isFrozen(messages[i])) return;
-      for (let i = from; i < end; i++) {
+    // Settles the turns before the first breakpoint: another turn follows each, so nothing can
+    // join it, and none carries a marker. (Without a user turn there is one turn at most, as
+    // roles alternate, and nothing to settle.) A message that is not frozen could still
+    // change, so settling stops at the turn that holds one.
+    const until = marked.at(-1) ?? 0;
+    let end = from;
+    let { json, role } = settled;
+    const inner = [...settled.system];
+    settling: for (let index = 0; index < until; index++) {
+      const next = turns[index].end;
+      for (let i = end; i < next; i++) if (!Object.isFrozen(messages[i])) break settling;
+      for (let i = end; i < next; i++) {
         const message = messages[i];
-        settled.messages.push(message);
-        if (message.role === "system" && message.content.length > 0) {
-          settled.system.push(message.content);
-        }
+        if (message.role === "system" && message.content.length > 0) inner.push(message.content);
       }
-      settled.json += (settled.json.length > 0 ? "," : "") + texts[index];
-      settled.role = turns[index].role;
+      json += (json.length > 0 ? "," : "") + texts[index];
+      role = turns[index].role;
+      end = next;
     }
+    this.#memo.keep(messages, head, end, variant, { system: inner, json, role });
+    return body;
   }
 }

@@ -89,6 +89,13 @@ function own(node: Container, key: Key): unknown {
   return Object.hasOwn(node, key) ? (node as Record<Key, unknown>)[key] : undefined;
 }
 
+// A name goes into an object and an index into an array, at most one past its end: arguments
+// stream in order, and an index far beyond the end would make one short line of the stream an
+// array of millions of nulls.
+function fits(node: Container, key: Key): boolean {
+  return typeof key === "number" ? Array.isArray(node) && key <= node.length : !Array.isArray(node);
+}
+
 function put(node: Container, key: Key, value: unknown): void {
   Object.defineProperty(node, key, { value, writable: true, enumerable: true, configurable: true });
 }
@@ -147,24 +154,29 @@ export class ArgumentsBuilder {
   }
 
   // The container the last key goes into, made on the way (an array before an index, an
-  // object before a name); undefined when the path runs through a value that is neither, or
-  // through a container of the other kind.
+  // object before a name); undefined, and nothing made, when the path runs through a value
+  // that is neither, through a container of the other kind, or past an array's end.
   #parentOf(keys: readonly Key[]): Container | undefined {
     let node: Container = this.#root;
-    for (let i = 0; i < keys.length - 1; i++) {
-      const key = keys[i];
-      if ((typeof key === "number") !== Array.isArray(node)) return undefined;
-      const wanted = typeof keys[i + 1] === "number" ? "array" : "object";
-      let next = own(node, key);
-      if (next === undefined) {
-        next = wanted === "array" ? [] : {};
-        put(node, key, next);
-      } else if (next === null || typeof next !== "object") {
-        return undefined;
-      }
+    let i = 0;
+    // Down the containers already there.
+    for (; i < keys.length - 1; i++) {
+      if (!fits(node, keys[i])) return undefined;
+      const next = own(node, keys[i]);
+      if (next === undefined) break;
+      if (next === null || typeof next !== "object") return undefined;
       node = next as Container;
     }
-    const last = keys[keys.length - 1];
-    return (typeof last === "number") !== Array.isArray(node) ? undefined : node;
+    // The rest is made anew, so an index below here is into an empty array.
+    if (!fits(node, keys[i])) return undefined;
+    for (let j = i + 1; j < keys.length; j++) {
+      if (typeof keys[j] === "number" && keys[j] !== 0) return undefined;
+    }
+    for (; i < keys.length - 1; i++) {
+      const next: Container = typeof keys[i + 1] === "number" ? [] : {};
+      put(node, keys[i], next);
+      node = next;
+    }
+    return node;
   }
 }

@@ -3,8 +3,10 @@
  * interceptable `compression` event, then the compactor chain (the plugins' compactors as
  * middleware, each under its deadline, the default strategy innermost), the result checked,
  * and the events of its end. A compactor that throws, overruns or returns a conversation that
- * breaks the rules is reported as a fault of its plugin, and the default strategy's result takes
- * the place of its own. The caller applies the outcome and writes the record.
+ * breaks the rules (or makes the conversation bigger) is reported as a fault of its plugin, and
+ * the default strategy's result takes the place of its own. When the turn is cancelled the
+ * compaction ends at once, the conversation unchanged. The caller applies the outcome and writes
+ * the record.
  *
  * @module
  */
@@ -22,12 +24,14 @@ import { timeoutFor, withDeadline } from "../limits.ts";
 import type { Message } from "../message.ts";
 import type { NamedEntry } from "../registry.ts";
 import type { PluginRuntime } from "../runtime.ts";
+import type { TokenUsage } from "../usage.ts";
 import { conversationProblem, copyMessage } from "./_compaction_check.ts";
 import { defaultCompaction } from "./_compaction_default.ts";
 import { faultText } from "./_fault_text.ts";
 import { compactionHooks } from "./_hooks.ts";
 import { freezeMessage } from "./_snapshot.ts";
 import type { RunEvent } from "./run_types.ts";
+import type { CompactionRecord } from "./transcript.ts";
 
 /** What one compaction is asked to do. */
 export interface CompactionRequest {
@@ -156,6 +160,7 @@ export async function runCompaction(
     return outcome;
   };
   if (vetoed !== undefined) return end(unchanged(vetoed));
+  if (request.signal.aborted) return end(unchanged(CANCELLED));
   onEvent?.({
     type: "compactionStarted",
     reason,
@@ -174,11 +179,14 @@ export async function runCompaction(
   const chain = new Chain(runtime, env.compactors);
   let result: CompactionResult;
   try {
-    result = await chain.run(input);
+    result = await untilAborted(chain.run(input), request.signal);
   } catch (error) {
     // Only the default strategy is left to fail here; the turn goes on uncompacted.
+    if (request.signal.aborted) return end(unchanged(CANCELLED));
     return end(unchanged(`the compaction failed: ${faultText(error)}`));
   }
+  // A cancelled turn keeps its conversation: a summary cut short is no summary.
+  if (request.signal.aborted) return end(unchanged(CANCELLED));
   const same = result.messages.length === request.messages.length &&
     result.messages.every((message, i) => message === request.messages[i]);
   if (same) return end(unchanged(chain.note ?? "nothing to compact"));
@@ -190,6 +198,63 @@ export async function runCompaction(
     tokensAfter: request.estimate(result.messages),
     ...(chain.note === undefined ? {} : { message: chain.note }),
   });
+}
+
+/**
+ * The session record of a compaction that succeeded (its summary calls' usage and cost, when
+ * there were any).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { compactionRecord } from "./_compaction.ts";
+ * const outcome = { success: true, messages: [], strategy: "x", tokensBefore: 9, tokensAfter: 4 };
+ * assert.deepEqual(compactionRecord(3, "auto", outcome, undefined, undefined), {
+ *   step: 3, reason: "auto", strategy: "x", tokensBefore: 9, tokensAfter: 4, messages: [],
+ * });
+ * ```
+ */
+export function compactionRecord(
+  step: number,
+  reason: CompactionReason,
+  outcome: CompactionOutcome,
+  usage: TokenUsage | undefined,
+  cost: number | undefined,
+): Omit<CompactionRecord, "type" | "at"> {
+  return {
+    step,
+    reason,
+    strategy: outcome.strategy ?? "default",
+    tokensBefore: outcome.tokensBefore,
+    tokensAfter: outcome.tokensAfter,
+    messages: outcome.messages,
+    ...(usage === undefined ? {} : { usage }),
+    ...(cost === undefined ? {} : { cost }),
+  };
+}
+
+const CANCELLED = "the turn was cancelled";
+
+// `work`, or a rejection as soon as `signal` aborts: a compactor that ignores the signal does
+// not hold a cancelled turn until its deadline (it goes on, unheard).
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  let stop = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    stop = () => reject(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+  });
+  work.catch(() => {});
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", stop));
+}
+
+// A compaction never makes the conversation bigger: a result that would is no compaction.
+function grown(input: CompactionInput, messages: readonly Message[]): string | undefined {
+  const after = input.estimate(messages);
+  const before = input.estimate(input.messages);
+  return after > before
+    ? `gave a conversation bigger than its input (${after} estimated tokens, not ${before})`
+    : undefined;
 }
 
 // The compactors as middleware over the default strategy, which runs at most once per input.
@@ -254,7 +319,7 @@ class Chain {
     const messages = (result as { messages?: unknown } | null)?.messages;
     const problem = typeof result !== "object" || result === null
       ? `returned a ${result === null ? "null" : typeof result} instead of a result`
-      : conversationProblem(messages, input.messages);
+      : conversationProblem(messages, input.messages) ?? grown(input, messages as Message[]);
     if (problem !== undefined) {
       this.#fault(entry, what, `${problem}; the default strategy's result is used`);
       return await this.#default(input);

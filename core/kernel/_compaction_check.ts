@@ -31,14 +31,18 @@ export function conversationProblem(
   input: readonly Message[],
 ): string | undefined {
   if (!Array.isArray(messages)) return "gave messages that are not a list";
-  const called = new Set<string>();
+  // The calls made and not answered yet: a result answers one of them, once.
+  const open = new Set<string>();
   for (let i = 0; i < messages.length; i++) {
     const problem = messageProblem(messages[i]);
     if (problem !== undefined) return `gave a message (at ${i}) that ${problem}`;
     const message = messages[i] as Message;
     if (message.role === "assistant") {
-      for (const call of message.toolCalls ?? []) called.add(call.id);
-    } else if (message.role === "tool" && !called.has(message.toolCallId)) {
+      for (const call of message.toolCalls ?? []) {
+        if (open.has(call.id)) return `gave a call id twice (at ${i}: '${call.id}')`;
+        open.add(call.id);
+      }
+    } else if (message.role === "tool" && !open.delete(message.toolCallId)) {
       return `gave a tool result (at ${i}) that answers no earlier call ('${message.toolCallId}')`;
     }
   }
@@ -70,9 +74,11 @@ function messageProblem(value: unknown): string | undefined {
       if (typeof m.toolCallId !== "string" || typeof m.name !== "string") {
         return "is a tool result without a call id or a name";
       }
-      if (m.images !== undefined && !Array.isArray(m.images)) {
-        return "has images that are not a list";
-      }
+      if (
+        m.images !== undefined &&
+        (!Array.isArray(m.images) ||
+          m.images.some((i) => typeof i?.mimeType !== "string" || typeof i?.data !== "string"))
+      ) return "has images that are not a list of images";
       return undefined;
     default:
       return "has no known role";

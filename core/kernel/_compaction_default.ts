@@ -247,8 +247,14 @@ function calledOn(call: ToolCall): string {
   return clip(call.arguments, 80);
 }
 
+// The start of `text` in `chars` characters, ending in "…". It ends at a token's end when it can,
+// so a token (a key in a command) is kept whole or not at all: a session's redaction of secrets
+// finds only whole ones.
 function clip(text: string, chars: number): string {
-  return text.length <= chars ? text : `${text.slice(0, chars - 1)}…`;
+  if (text.length <= chars) return text;
+  const cut = text.slice(0, chars - 1);
+  const token = cut.search(/[^\s"'`=:,;]+$/);
+  return `${token > 0 && !/[\s"'`=:,;]/.test(text[chars - 1]) ? cut.slice(0, token) : cut}…`;
 }
 
 // The characters the summarizer's transcript may take: most of the target, never the window.

@@ -13,7 +13,7 @@ import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import type { Message } from "../message.ts";
 import { addUsage, type TokenUsage } from "../usage.ts";
 import type { CompactionReason } from "../compaction.ts";
-import { runCompaction } from "./_compaction.ts";
+import { compactionRecord, runCompaction } from "./_compaction.ts";
 import { messagesChars, RequestSize, toolChars } from "./_estimate.ts";
 import { chatRequest, Reply, type StepRequest, summarizer } from "./_inference.ts";
 import type { RunEvent, RunOptions } from "./run_types.ts";
@@ -235,16 +235,7 @@ export class ContextWindow {
     stepMessages.length = 0;
     this.#size.reset();
     this.compactions++;
-    await o.session?.appendCompaction({
-      step,
-      reason,
-      strategy: outcome.strategy ?? "default",
-      tokensBefore: outcome.tokensBefore,
-      tokensAfter: outcome.tokensAfter,
-      messages: outcome.messages,
-      ...(usage === undefined ? {} : { usage }),
-      ...(cost === undefined ? {} : { cost }),
-    });
+    await o.session?.appendCompaction(compactionRecord(step, reason, outcome, usage, cost));
     return true;
   }
 }

@@ -11,7 +11,7 @@ import type { Message } from "../message.ts";
 import type { StateCommand } from "../hooks.ts";
 import type { PluginRuntime } from "../runtime.ts";
 import { addUsage, type TokenUsage } from "../usage.ts";
-import { runCompaction } from "./_compaction.ts";
+import { compactionRecord, runCompaction } from "./_compaction.ts";
 import { DEFAULT_COMPACT_AT, DEFAULT_KEEP_TURNS } from "./_context.ts";
 import { messagesChars, RequestSize, toolChars } from "./_estimate.ts";
 import { seedState } from "./_hooks.ts";
@@ -143,16 +143,7 @@ export async function compactConversation(options: CompactOptions): Promise<Comp
   }, options.onEvent);
   const cost = usage === undefined ? undefined : options.price?.(usage);
   if (outcome.success && session !== undefined) {
-    await session.appendCompaction({
-      step,
-      reason: "manual",
-      strategy: outcome.strategy ?? "default",
-      tokensBefore: outcome.tokensBefore,
-      tokensAfter: outcome.tokensAfter,
-      messages: outcome.messages,
-      ...(usage === undefined ? {} : { usage }),
-      ...(cost === undefined ? {} : { cost }),
-    });
+    await session.appendCompaction(compactionRecord(step, "manual", outcome, usage, cost));
   }
   return {
     compacted: outcome.success,

@@ -31,11 +31,23 @@ import {
   Method,
 } from "./protocol.ts";
 
+/**
+ * How many summaries one compaction may ask the host for, and how many times it may call `next`
+ * with a changed input (each such call may run the default strategy, itself a summary). Every
+ * summary is a paid model request: past these the compaction fails, so a process cannot make the
+ * host spend without limit while its compaction runs.
+ */
+export const COMPACTION_ASKS: { readonly summaries: number; readonly nexts: number } = Object
+  .freeze({ summaries: 8, nexts: 4 });
+
 // One compaction in flight: what the plugin's requests are answered from.
 interface OpenCompaction {
   readonly input: CompactionInput;
   readonly next: CompactionNext;
   readonly refuse: Refuse;
+  // The requests it made so far, checked against `COMPACTION_ASKS`.
+  summaries: number;
+  nexts: number;
   // The first refusal of a request, which fails the compaction however the process took it.
   refused?: SandboxedCompactionError;
 }
@@ -53,13 +65,23 @@ export class CompactionDesk {
     peer.handle(Method.compactionSummarize, (params) => {
       const { compaction, request } = (params ?? {}) as Partial<CompactionSummarizeParams>;
       const open = this.#find(compaction);
-      const checked = this.#checked(open, () => checkSummaryRequest(request, open.refuse));
+      const checked = this.#checked(open, () => {
+        if (++open.summaries > COMPACTION_ASKS.summaries) {
+          open.refuse(`asked for more than ${COMPACTION_ASKS.summaries} summaries`);
+        }
+        return checkSummaryRequest(request, open.refuse);
+      });
       return open.input.summarize(checked);
     });
     peer.handle(Method.compactionNext, (params) => {
       const { compaction, input } = (params ?? {}) as Partial<CompactionNextParams>;
       const open = this.#find(compaction);
-      const changes = this.#checked(open, () => checkNextInput(input, open.refuse));
+      const changes = this.#checked(open, () => {
+        if (++open.nexts > COMPACTION_ASKS.nexts) {
+          open.refuse(`called next more than ${COMPACTION_ASKS.nexts} times`);
+        }
+        return checkNextInput(input, open.refuse);
+      });
       // Nothing changed is the host's own input, as an in-process `next(input)` would pass.
       if (Object.keys(changes).length === 0) return open.next(open.input);
       return open.next({ ...open.input, ...changes });
@@ -69,7 +91,7 @@ export class CompactionDesk {
   /** Opens a compaction and returns its handle. */
   open(input: CompactionInput, next: CompactionNext, refuse: Refuse): number {
     const handle = ++this.#handles;
-    this.#open.set(handle, { input, next, refuse });
+    this.#open.set(handle, { input, next, refuse, summaries: 0, nexts: 0 });
     return handle;
   }
 

@@ -70,3 +70,28 @@ Deno.test("config.yaml: at 1 and whole sections without problems pass as written
   assert.deepEqual(read.config.compaction, { at: 1 });
   assert.deepEqual(read.config.models, { local: { contextWindow: 4096 } });
 });
+
+Deno.test("config.yaml: a negative window and a price in quotes are named by line and key path", async () => {
+  await using tmp = await tempDir();
+  await Deno.writeTextFile(
+    `${tmp.dir}/config.yaml`,
+    [
+      "models:",
+      "  local:",
+      "    contextWindow: -4096",
+      '    input: "0.5"',
+      "    output: 2",
+      "  other: {contextWindow: 8192}",
+      "",
+    ].join("\n"),
+  );
+  const read = await readConfigFile(tmp.dir);
+  assert.deepEqual(read.config.models, { local: { output: 2 }, other: { contextWindow: 8192 } });
+  const messages = read.problems.map((problem) => problem.message.slice(tmp.dir.length + 1));
+  assert.deepEqual(messages, [
+    "config.yaml:3:20: models.local.contextWindow: expected a positive whole number of tokens, " +
+    "found number -4096",
+    "config.yaml:4:12: models.local.input: expected dollars per million tokens (0 or more), " +
+    'found string "0.5"',
+  ]);
+});

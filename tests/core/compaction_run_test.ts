@@ -125,6 +125,45 @@ Deno.test("an overflow compacts and retries once; hooks and interceptors cannot 
   strictEqual(result.steps, 1);
 });
 
+Deno.test("a cancel during a compaction ends the turn at once, the conversation unchanged", async () => {
+  // A compactor that ignores the signal: without the cancel it would hold the turn 2 s.
+  let release = () => {};
+  const hung = new Promise<never>((_, reject) => release = () => reject(new Error("late")));
+  const stuck = { kind: "compactor" as const, name: "stuck", compact: () => hung };
+  const { runtime } = await startRuntime({ p: [stuck] }, {
+    plugins: {},
+    timeouts: { compactor: 2_000 },
+  });
+  const controller = new AbortController();
+  const events: RunEvent[] = [];
+  const history = longHistory(6);
+  const started = Date.now();
+  const result = await runAgent({
+    runtime,
+    model: new TwoQueueModel([text("never asked")]),
+    modelName: "m",
+    prompt: "go",
+    approval: "auto",
+    history,
+    contextWindow: 4_000,
+    signal: controller.signal,
+    onEvent: (e) => {
+      events.push(e);
+      if (e.type === "compactionStarted") setTimeout(() => controller.abort(), 10);
+    },
+  });
+  const elapsed = Date.now() - started;
+  release();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await runtime.stop();
+  ok(elapsed < 1_000, `the cancelled turn took ${elapsed} ms`);
+  strictEqual(result.cause.kind, "cancelled");
+  strictEqual(result.compactions, 0);
+  deepStrictEqual(result.messages.slice(0, history.length), history);
+  const [finished] = ofType(events, "compactionFinished");
+  deepStrictEqual([finished.success, finished.message], [false, "the turn was cancelled"]);
+});
+
 Deno.test("a second overflow ends the turn with the provider's error", async () => {
   const { result, events, model } = await run([overflow, overflow]);
   deepStrictEqual(result.cause, {

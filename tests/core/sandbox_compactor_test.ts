@@ -29,6 +29,7 @@ import {
   SandboxedCompactionError,
   type SandboxedPlugin,
 } from "@amber/core/sandbox";
+import { COMPACTION_ASKS } from "../../core/sandbox/_proxy_compactor.ts";
 import { makeRuntime } from "../_helpers.ts";
 import { type MemoryConnection, memoryProcesses } from "./_memory_connection.ts";
 
@@ -339,6 +340,51 @@ Deno.test("a garbage request to summarize or next fails the compaction even when
     strictEqual(nexts, 0, "the host's chain never ran on a refused input");
   }
   deepStrictEqual(summarized, [], "the provider was never asked");
+});
+
+Deno.test("a compactor cannot make the host pay for summaries or nexts without limit", async () => {
+  // A hostile author asks all at once, far past the limit, and answers whatever it got.
+  let flood: (input: CompactionInput, next: CompactionNext) => Promise<unknown>[] = () => [];
+  await using s = await scene(() =>
+    squeezePlugin(async (input, next) => {
+      await Promise.allSettled(flood(input, next));
+      return { strategy: "flood", messages: input.messages.slice(-1) };
+    })
+  );
+  const compactor = compactorOf(s);
+  const floods: readonly [typeof flood, RegExp, "summaries" | "nexts"][] = [
+    [
+      (input) => Array.from({ length: 50 }, () => input.summarize({ system: "s", messages: [] })),
+      /asked for more than 8 summaries/,
+      "summaries",
+    ],
+    [
+      (input, next) => Array.from({ length: 50 }, (_, i) => next({ ...input, keepTurns: i + 1 })),
+      /called next more than 4 times/,
+      "nexts",
+    ],
+  ];
+  for (const [asks, expected, counted] of floods) {
+    flood = asks;
+    let summaries = 0;
+    let nexts = 0;
+    const input = hostInput({ summarize: () => (summaries++, Promise.resolve("s")) });
+    await rejects(
+      compactor.compact(input, (given) => (nexts++, DEFAULT_NEXT(given))),
+      (error) => {
+        ok(error instanceof SandboxedCompactionError, String(error));
+        match(error.message, /^compactor 'squeeze' of plugin 'squeeze' /);
+        match(error.message, expected);
+        return true;
+      },
+    );
+    deepStrictEqual(
+      { summaries, nexts },
+      counted === "summaries"
+        ? { summaries: COMPACTION_ASKS.summaries, nexts: 0 }
+        : { summaries: 0, nexts: COMPACTION_ASKS.nexts },
+    );
+  }
 });
 
 Deno.test("a compactor that throws in its process rejects with its words and the plugin", async () => {

@@ -139,6 +139,10 @@ Deno.test("gemini: streamed arguments: odd pieces are dropped, never put elsewhe
       { jsonPath: "$.b" },
       { jsonPath: "$.a.c", numberValue: 1 },
       { jsonPath: "$.list[-1]", numberValue: 1 },
+      // An index past the array's end: one short line must not become millions of nulls.
+      { jsonPath: "$.list[0]", numberValue: 0 },
+      { jsonPath: "$.list[90000000]", numberValue: 1 },
+      { jsonPath: "$.deep[5].x", numberValue: 1 },
       { jsonPath: "$.__proto__.polluted", boolValue: true },
       // A second value for a path whose last piece did not say it would go on replaces it.
       { jsonPath: "$.a", stringValue: "y" },
@@ -147,7 +151,7 @@ Deno.test("gemini: streamed arguments: odd pieces are dropped, never put elsewhe
     frame([{ functionCall: {} }, pieces([{ jsonPath: "$.z", numberValue: 2 }])], "STOP"),
   ]);
   assert.deepEqual(ends(events).map((c) => [c.name, c.arguments]), [
-    ["f", '{"a":"y","__proto__":{"polluted":true}}'],
+    ["f", '{"a":"y","list":[0],"__proto__":{"polluted":true}}'],
   ]);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });
