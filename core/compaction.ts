@@ -73,8 +73,9 @@ export interface CompactionResult {
    * The conversation that replaces `messages`: every tool result still answers a call of an
    * assistant message before it, and it ends with the same user turn the input did.
    * What the kernel checks: the messages are well formed, every tool result answers an earlier
-   * call, and the user's last message is kept as it was (the steps after it may be summarized
-   * when that one turn alone does not fit; a compaction's own summary is no user turn).
+   * call (each call once), the conversation is no bigger than it was, and the user's last
+   * message is kept as it was (the steps after it may be summarized when that one turn alone
+   * does not fit; a compaction's own summary is no user turn).
    */
   readonly messages: readonly Message[];
   /** Who made it: `default` or the compactor's name. */

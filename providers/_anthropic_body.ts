@@ -19,7 +19,7 @@ import type { ChatRequest, Message, ProviderSettings, ToolDefinition } from "@am
 import { argumentsObject } from "./_arguments.ts";
 import { ConversationMemo } from "./_conversation_memo.ts";
 import { EncodingCache } from "./_encoding_cache.ts";
-import { toolImages } from "./_tool_images.ts";
+import { toolImages, WEB_IMAGE_TYPES } from "./_tool_images.ts";
 
 /** `max_tokens` is required by the API; this is what a request without one asks for. */
 const DEFAULT_MAX_TOKENS = 8192;
@@ -41,14 +41,6 @@ const CACHE_CONTROL = { type: "ephemeral" } as const;
 
 /** A marked block's JSON ends so: `cache_control` is its last key, as a spread puts it. */
 const MARKED_END = ',"cache_control":{"type":"ephemeral"}}';
-
-/** The image types the Messages API takes. */
-const IMAGE_TYPES: ReadonlySet<string> = new Set([
-  "image/jpeg",
-  "image/png",
-  "image/gif",
-  "image/webp",
-]);
 
 type Block = Record<string, unknown>;
 type Role = "user" | "assistant";
@@ -104,7 +96,7 @@ function messageBlocks(message: Message, settings: Images): Block[] {
     }
     case "tool": {
       const block: Block = { type: "tool_result", tool_use_id: message.toolCallId };
-      const { sent, text } = toolImages(message, settings, IMAGE_TYPES);
+      const { sent, text } = toolImages(message, settings, WEB_IMAGE_TYPES);
       // `content` may be omitted but not empty, and a text block may not be empty either.
       if (sent.length > 0) {
         block.content = [

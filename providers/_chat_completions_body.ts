@@ -14,21 +14,13 @@
 import type { ChatRequest, Message, ProviderSettings, ToolDefinition } from "@amber/core";
 import { ConversationMemo } from "./_conversation_memo.ts";
 import { EncodingCache } from "./_encoding_cache.ts";
-import { dataUrl, toolImages } from "./_tool_images.ts";
+import { dataUrl, toolImages, WEB_IMAGE_TYPES } from "./_tool_images.ts";
 
 /** The body field that carries the output limit. */
 export type MaxTokensField = "max_completion_tokens" | "max_tokens";
 
 type AssistantMessage = Extract<Message, { readonly role: "assistant" }>;
 type ToolMessage = Extract<Message, { readonly role: "tool" }>;
-
-/** The image types the Chat Completions API takes. */
-const IMAGE_TYPES: ReadonlySet<string> = new Set([
-  "image/png",
-  "image/jpeg",
-  "image/gif",
-  "image/webp",
-]);
 
 /**
  * Builds request bodies for one dialect instance, reusing each committed message's JSON.
@@ -315,18 +307,18 @@ function assistantObject(message: AssistantMessage, field: string | undefined): 
 }
 
 function encodeTool(message: ToolMessage): string {
-  const { text } = toolImages(message, undefined, IMAGE_TYPES);
+  const { text } = toolImages(message, undefined, WEB_IMAGE_TYPES);
   return JSON.stringify({ role: "tool", tool_call_id: message.toolCallId, content: text });
 }
 
 function encodeToolWithImages(message: ToolMessage): string {
-  const { text } = toolImages(message, { images: true }, IMAGE_TYPES);
+  const { text } = toolImages(message, { images: true }, WEB_IMAGE_TYPES);
   return JSON.stringify({ role: "tool", tool_call_id: message.toolCallId, content: text });
 }
 
 /** The user-message parts a tool message's sent images become, joined; "" for none. */
 function encodeImageParts(message: ToolMessage): string {
-  const { sent } = toolImages(message, { images: true }, IMAGE_TYPES);
+  const { sent } = toolImages(message, { images: true }, WEB_IMAGE_TYPES);
   if (sent.length === 0) return "";
   const parts: unknown[] = [{
     type: "text",

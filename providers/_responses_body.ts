@@ -13,17 +13,9 @@
 import type { ChatRequest, Message, ProviderSettings, ToolDefinition } from "@amber/core";
 import { ConversationMemo } from "./_conversation_memo.ts";
 import { EncodingCache } from "./_encoding_cache.ts";
-import { dataUrl, toolImages } from "./_tool_images.ts";
+import { dataUrl, toolImages, WEB_IMAGE_TYPES } from "./_tool_images.ts";
 
 type ToolMessage = Extract<Message, { readonly role: "tool" }>;
-
-/** The image types the Responses API takes. */
-const IMAGE_TYPES: ReadonlySet<string> = new Set([
-  "image/png",
-  "image/jpeg",
-  "image/gif",
-  "image/webp",
-]);
 
 /**
  * Builds request bodies for one dialect instance, reusing each committed message's JSON.
@@ -187,7 +179,7 @@ function encodeToolWithImages(message: ToolMessage): string {
 }
 
 function toolOutput(message: ToolMessage, images: boolean): string {
-  const { sent, text } = toolImages(message, { images }, IMAGE_TYPES);
+  const { sent, text } = toolImages(message, { images }, WEB_IMAGE_TYPES);
   return JSON.stringify({
     type: "function_call_output",
     call_id: message.toolCallId,

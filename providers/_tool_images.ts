@@ -3,6 +3,14 @@
 
 import type { Message, ProviderSettings, ToolImage } from "@amber/core";
 
+/** The image types the OpenAI APIs (Chat Completions, Responses) and Anthropic's take. */
+export const WEB_IMAGE_TYPES: ReadonlySet<string> = new Set([
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+]);
+
 /** A tool message's images split into those sent and the text of the tool result. */
 export interface ToolImages {
   /** The images to put on the wire, in order. */

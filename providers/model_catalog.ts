@@ -12,7 +12,7 @@
  */
 
 import type { AmberConfig, ModelAbilities, ModelInfo, ModelOverride } from "@amber/core";
-import { defined } from "./model_facts.ts";
+import { count, defined, flag, isRecord } from "./model_facts.ts";
 
 export { parseModelFacts } from "./model_facts.ts";
 
@@ -347,16 +347,4 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 
 function price(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-
-function count(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : undefined;
-}
-
-function flag(value: unknown): boolean | undefined {
-  return typeof value === "boolean" ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -153,7 +153,8 @@ export function defined<T extends object>(value: T | undefined): T | undefined {
   return kept.length === 0 ? undefined : Object.fromEntries(kept) as T;
 }
 
-function count(value: unknown): number | undefined {
+/** A positive whole number of tokens, or undefined. */
+export function count(value: unknown): number | undefined {
   return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
 
@@ -161,10 +162,12 @@ function text(value: unknown): string | undefined {
   return typeof value === "string" && value.trim() !== "" ? value : undefined;
 }
 
-function flag(value: unknown): boolean | undefined {
+/** A boolean, or undefined. */
+export function flag(value: unknown): boolean | undefined {
   return typeof value === "boolean" ? value : undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** Whether `value` is a JSON object (not null, not a list). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

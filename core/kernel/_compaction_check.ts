@@ -14,7 +14,7 @@ import { freezeMessage } from "./_snapshot.ts";
 /**
  * What is wrong with `messages` as the compaction of `input`, or undefined when nothing is: a
  * list of well-formed messages in which every tool result answers a call of an assistant message
- * before it, and the user's last message of `input` is kept.
+ * before it that no result answered yet, and the user's last message of `input` is kept.
  *
  * @example
  * ```ts

@@ -29,6 +29,25 @@ export const DEFAULT_KEEP_TURNS = 2;
 // ask for a summary at every step and get nowhere.
 const RETRY_GROWTH = 0.05;
 
+/**
+ * The context window of `options` (0 when unknown) and the tokens from which the kernel compacts.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { windowOf } from "./_context.ts";
+ * assert.deepEqual(windowOf({ contextWindow: 1000 }), { window: 1000, threshold: 850 });
+ * assert.deepEqual(windowOf({ contextWindow: -5, compactAt: 0.5 }), { window: 0, threshold: 0 });
+ * ```
+ */
+export function windowOf(
+  options: { readonly contextWindow?: number; readonly compactAt?: number },
+): { window: number; threshold: number } {
+  const { contextWindow, compactAt } = options;
+  const window = contextWindow !== undefined && contextWindow > 0 ? contextWindow : 0;
+  return { window, threshold: Math.floor(window * (compactAt ?? DEFAULT_COMPACT_AT)) };
+}
+
 /** What one model call gave. */
 export interface ModelCall {
   /** The reply gathered. */
@@ -120,8 +139,7 @@ export class ContextWindow {
    */
   async call(env: Env, step: number, stepMessages: Message[]): Promise<ModelCall> {
     const o = this.#o;
-    const window = o.contextWindow !== undefined && o.contextWindow > 0 ? o.contextWindow : 0;
-    const threshold = Math.floor(window * (o.compactAt ?? DEFAULT_COMPACT_AT));
+    const { window, threshold } = windowOf(o);
     let built = this.#build(env, stepMessages);
     const firstChanged = built.step.firstChanged;
     const compact = (reason: CompactionReason) =>
@@ -204,7 +222,7 @@ export class ContextWindow {
     fixed: number,
   ): Promise<boolean> {
     const o = this.#o;
-    const window = o.contextWindow ?? 0;
+    const { window } = windowOf(o);
     let usage: TokenUsage | undefined;
     const outcome = await runCompaction(o.runtime, env, {
       reason,

@@ -12,7 +12,7 @@ import type { StateCommand } from "../hooks.ts";
 import type { PluginRuntime } from "../runtime.ts";
 import { addUsage, type TokenUsage } from "../usage.ts";
 import { compactionRecord, runCompaction } from "./_compaction.ts";
-import { DEFAULT_COMPACT_AT, DEFAULT_KEEP_TURNS } from "./_context.ts";
+import { DEFAULT_KEEP_TURNS, windowOf } from "./_context.ts";
 import { messagesChars, RequestSize, toolChars } from "./_estimate.ts";
 import { seedState } from "./_hooks.ts";
 import { chatRequest, summarizer } from "./_inference.ts";
@@ -119,9 +119,7 @@ export async function compactConversation(options: CompactOptions): Promise<Comp
   const blocks = chatRequest(options, env, history, []).blocks;
   const fixed = toolChars(env.toolDefinitions) + messagesChars(blocks);
   const estimate = (messages: readonly Message[]) => size.tokens(messagesChars(messages) + fixed);
-  const window = options.contextWindow !== undefined && options.contextWindow > 0
-    ? options.contextWindow
-    : 0;
+  const { window, threshold } = windowOf(options);
   const signal = options.signal ?? new AbortController().signal;
   let usage: TokenUsage | undefined;
   const step = options.step ?? 0;
@@ -130,7 +128,7 @@ export async function compactConversation(options: CompactOptions): Promise<Comp
     step,
     tokens: estimate(history),
     budget: window,
-    threshold: Math.floor(window * (options.compactAt ?? DEFAULT_COMPACT_AT)),
+    threshold,
     keepTurns: options.keepTurns ?? DEFAULT_KEEP_TURNS,
     ...(options.instructions ? { instructions: options.instructions } : {}),
     messages: history,

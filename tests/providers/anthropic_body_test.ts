@@ -184,3 +184,32 @@ Deno.test("anthropic body: each committed message is read once, however many req
   // The messages of the first 20 steps were read when first sent, and never again.
   for (let n = 0; n < 40; n++) assert.equal(reads.get(n), settled[n], `message ${n}`);
 });
+
+Deno.test("anthropic body: the prompt's fresh system blocks ahead of the history stop no reuse", () => {
+  // As the kernel sends it: the prompt assembly's blocks, made anew each step (not frozen),
+  // ahead of the committed history. The history's settled turns must still be taken over.
+  const reads = new Map<number, number>();
+  /** A frozen message that counts every read of its fields. */
+  const counted = (n: number, message: Message): Message =>
+    new Proxy(Object.freeze(message), {
+      get(target, key, receiver) {
+        reads.set(n, (reads.get(n) ?? 0) + 1);
+        return Reflect.get(target, key, receiver);
+      },
+    });
+  const dialect = anthropicDialect();
+  const history: Message[] = [counted(0, { role: "user", content: "Go." })];
+  const settled: number[] = [];
+  let req = request(history);
+  for (let i = 0; i < 60; i++) {
+    const prompt: Message = { role: "system", content: `You are amber, step ${i}.` };
+    req = request([prompt, ...history]);
+    dialect.chatRequest({ baseUrl: "https://x" }, req);
+    if (i === 20) { for (const [n, count] of reads) settled[n] = count; }
+    for (const message of step(i)) history.push(counted(history.length, message));
+  }
+  // The first message after the prompt is looked at to find where the prompt ends; the others
+  // of the first 20 steps were read when first sent, and never again.
+  for (let n = 1; n < 40; n++) assert.equal(reads.get(n), settled[n], `message ${n}`);
+  assertSame(dialect, req, {}, "the last request");
+});

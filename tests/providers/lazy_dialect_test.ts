@@ -83,8 +83,11 @@ Deno.test("a session on a lazily loaded flavor (anthropic) runs a turn", async (
     session.ready();
     const result = await session.turn("hi");
     strictEqual(result.cause.kind, "completed");
-    strictEqual(server.requests.length, 1);
-    strictEqual(server.requests[0].flavor, "anthropic");
+    // The catalog's `/models` lookup aside, the turn is one Messages request.
+    const chats = server.requests.filter((request) => request.method === "POST");
+    deepStrictEqual(chats.map((request) => [request.path, request.flavor]), [
+      ["/v1/messages", "anthropic"],
+    ]);
   } finally {
     session.close();
     await session.host.close();
