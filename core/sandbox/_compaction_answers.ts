@@ -155,6 +155,8 @@ function copyMessage(value: unknown): Message | string {
     case "assistant": {
       if (!optionalText(m.reasoning)) return "has reasoning that is not text";
       if (!optionalText(m.reasoningSignature)) return "has a reasoning signature that is not text";
+      if (!optionalText(m.reasoningField)) return "has a reasoning field name that is not text";
+      if (!optionalText(m.textSignature)) return "has a text signature that is not text";
       let toolCalls: ToolCall[] | undefined;
       if (m.toolCalls !== undefined) {
         if (!Array.isArray(m.toolCalls)) return "has tool calls that are not a list";
@@ -172,6 +174,9 @@ function copyMessage(value: unknown): Message | string {
         ...(m.reasoningSignature === undefined
           ? {}
           : { reasoningSignature: m.reasoningSignature as string }),
+        // What the provider needs back (DeepSeek's reasoning field, Gemini's text signature).
+        ...(m.reasoningField === undefined ? {} : { reasoningField: m.reasoningField as string }),
+        ...(m.textSignature === undefined ? {} : { textSignature: m.textSignature as string }),
         ...(toolCalls === undefined ? {} : { toolCalls }),
       };
     }

@@ -292,6 +292,31 @@ Deno.test("what the process adds beside a message's fields does not reach the ho
   ]);
 });
 
+Deno.test("what a provider needs back survives a sandboxed compactor's answer", async () => {
+  // DeepSeek's reasoning field, Gemini's text and call signatures: without them the next request
+  // is refused (DeepSeek) or loses its proof (Gemini).
+  const assistant = {
+    role: "assistant",
+    content: "Reading.",
+    reasoning: "think",
+    reasoningField: "reasoning_content",
+    textSignature: "sig-text",
+    toolCalls: [{ id: "c1", name: "read", arguments: "{}", signature: "sig-call" }],
+  } as const;
+  await using s = await scene(() =>
+    squeezePlugin(() => ({
+      strategy: "keep",
+      messages: [
+        { role: "user", content: "go" },
+        assistant,
+        { role: "tool", toolCallId: "c1", name: "read", content: "x" },
+      ],
+    }))
+  );
+  const result = await compactorOf(s).compact(hostInput(), DEFAULT_NEXT);
+  deepStrictEqual(result.messages[1], assistant);
+});
+
 Deno.test("a garbage request to summarize or next fails the compaction even when caught", async () => {
   const requests: readonly [(input: CompactionInput, next: CompactionInput) => unknown, RegExp][] =
     [
