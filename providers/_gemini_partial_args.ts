@@ -124,9 +124,11 @@ export class ArgumentsBuilder {
     for (const [key, value] of Object.entries(args)) put(this.#root, key, value);
   }
 
-  /** Applies pieces of streamed arguments. */
+  /** Applies pieces of streamed arguments; what is not a list of pieces is dropped. */
   apply(pieces: readonly PartialArg[]): void {
+    if (!Array.isArray(pieces)) return;
     for (const piece of pieces) {
+      if (piece === null || typeof piece !== "object") continue;
       const path = piece.jsonPath;
       if (typeof path !== "string") continue;
       const value = valueOf(piece);

@@ -306,7 +306,11 @@ export async function resolveModelInfo(
   } catch {
     // The snapshot is a help, never a reason for a session not to start.
   }
-  const override = options.overrides?.[model];
+  // Own entries only: a model named `constructor` or `toString` is not Object's.
+  const overrides = options.overrides;
+  const override = overrides !== undefined && Object.hasOwn(overrides, model)
+    ? overrides[model]
+    : undefined;
   const config = override === undefined ? undefined : overrideInfo(model, override);
   let merged = mergeModelInfo({ id: model, sources: [] }, snapshot, config);
   if (merged.contextWindow === undefined && options.list !== undefined) {

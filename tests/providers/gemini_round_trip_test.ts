@@ -127,12 +127,16 @@ Deno.test("gemini: streamed arguments: odd pieces are dropped, never put elsewhe
         }],
       })
     }\r\n\r\n`;
-  const pieces = (partialArgs: unknown[]) => ({
+  const pieces = (partialArgs: unknown) => ({
     functionCall: { partialArgs, willContinue: true },
   });
   const events = decodeWith(geminiDialect(), [
     frame([{ functionCall: { name: "f", willContinue: true } }]),
+    // What is not a list of pieces, and what in a list is not a piece.
+    frame([pieces({ jsonPath: "$.o", numberValue: 1 })]),
     frame([pieces([
+      null,
+      5,
       { jsonPath: "$.a", stringValue: "x" },
       // Not a path this reader knows, no value, a path through a string, a bad index.
       { jsonPath: "a.b", stringValue: "no" },

@@ -188,6 +188,9 @@ Deno.test("resolveModelInfo never throws: a failed listing or an unknown model i
       ]),
   });
   assert.deepEqual(other, { id: "m", sources: [] });
+  // A model named as one of Object's members is not described by the config's plain object.
+  const member = await resolveModelInfo({ name: "ollama" }, "constructor", { overrides: {} });
+  assert.deepEqual(member, { id: "constructor", sources: [] });
   // A Gemini-style id finds the snapshot's model.
   const gemini = await resolveModelInfo(
     { name: "gemini", catalog: "google" },
