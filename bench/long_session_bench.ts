@@ -229,6 +229,13 @@ async function session(key: DialectKey, steps: number): Promise<SessionFigures> 
     initialize: () => true,
     shutdown: () => {},
     capabilities: () => [{
+      // A system prompt as every real session has: its message is built fresh for each request,
+      // ahead of the committed history.
+      kind: "prompt",
+      name: "rules",
+      priority: 100,
+      render: () => "You are a coding agent. Read files with read_notes; answer briefly.",
+    }, {
       kind: "tool",
       name: "read_notes",
       tools: [{
