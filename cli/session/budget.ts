@@ -21,36 +21,41 @@ export type RunBudget = Pick<
 >;
 
 /**
- * The run options for a model as the catalog knows it: its window (none when unknown: the kernel
- * then compacts only after an overflow), the share of it a request may fill (`compactAt`, else
- * config.yaml's `compaction.at`, else {@linkcode DEFAULT_COMPACT_AT}), config.yaml's
- * `compaction.auto` and `keepTurns`, and the price of a call at the model's prices.
+ * The run options for a model as the catalog knows it: its window (none while unknown: the
+ * kernel then compacts only after an overflow), the share of it a request may fill
+ * (`compactAt`, else config.yaml's `compaction.at`, else {@linkcode DEFAULT_COMPACT_AT}),
+ * config.yaml's `compaction.auto` and `keepTurns`, and the price of a call at the model's
+ * prices. `info` is asked at each use, so what is learned during a run (the provider's `/models`
+ * answer) counts from then on.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import type { ModelInfo } from "@amber/core";
  * import { runBudget } from "./budget.ts";
- * const info = { id: "m", contextWindow: 8000, prices: { input: 1, output: 2 }, sources: [] };
- * const budget = runBudget(info, undefined, { keepTurns: 3 });
- * assert.equal(budget.contextWindow, 8000);
+ * let info: ModelInfo = { id: "m", sources: [] };
+ * const budget = runBudget(() => info, undefined, { keepTurns: 3 });
+ * const window = budget.contextWindow as () => number | undefined;
+ * assert.equal(window(), undefined);
+ * info = { id: "m", contextWindow: 8000, prices: { input: 1, output: 2 }, sources: ["provider"] };
+ * assert.equal(window(), 8000);
  * assert.equal(budget.compactAt, 0.85);
  * assert.equal(budget.keepTurns, 3);
  * assert.equal(budget.price?.({ promptTokens: 1_000_000, completionTokens: 0 }), 1);
- * assert.equal(runBudget(info, 0.5, { at: 0.7 }).compactAt, 0.5);
+ * assert.equal(runBudget(() => info, 0.5, { at: 0.7 }).compactAt, 0.5);
  * ```
  */
 export function runBudget(
-  info: ModelInfo,
+  info: () => ModelInfo,
   compactAt: number | undefined,
   config: CompactionConfig | undefined,
 ): RunBudget {
-  const prices = info.prices;
   return {
-    ...(info.contextWindow === undefined ? {} : { contextWindow: info.contextWindow }),
+    contextWindow: () => info().contextWindow,
     compactAt: compactAt ?? config?.at ?? DEFAULT_COMPACT_AT,
     ...(config?.auto === undefined ? {} : { autoCompact: config.auto }),
     ...(config?.keepTurns === undefined ? {} : { keepTurns: config.keepTurns }),
-    price: (usage: TokenUsage) => costOf(usage, prices),
+    price: (usage: TokenUsage) => costOf(usage, info().prices),
   };
 }
 
@@ -62,7 +67,7 @@ export function runBudget(
  * ```ts
  * import assert from "node:assert/strict";
  * import { pricedEvent, runBudget } from "./budget.ts";
- * const budget = runBudget({ id: "m", prices: { input: 2, output: 8 }, sources: [] }, undefined, undefined);
+ * const budget = runBudget(() => ({ id: "m", prices: { input: 2, output: 8 }, sources: [] }), undefined, undefined);
  * const event = pricedEvent({ type: "usage", promptTokens: 500_000, completionTokens: 0 }, budget);
  * assert.equal(event.type === "usage" && event.cost, 1);
  * ```

@@ -1,7 +1,8 @@
 /**
  * What a session knows of the models it used: the catalog's figures (window, prices,
  * abilities) of each provider and model, learned once each and kept, so that switching back and
- * forth costs nothing and the provider's `/models` is asked at most once per model.
+ * forth costs nothing and the provider's `/models` is asked at most once per model, in the
+ * background.
  *
  * @module
  */
@@ -26,23 +27,35 @@ export interface ModelLister {
  * import assert from "node:assert/strict";
  * import { ModelFacts } from "./model_facts.ts";
  * const facts = new ModelFacts();
- * const lister = { listModelFacts: () => Promise.reject(new Error("offline")) };
+ * const listed = Promise.withResolvers<void>();
+ * const lister = {
+ *   listModelFacts: async () => {
+ *     await listed.promise;
+ *     return [{ id: "m", contextWindow: 32768, sources: ["provider" as const] }];
+ *   },
+ * };
  * assert.deepEqual(facts.known("local", "m"), { id: "m", sources: [] });
- * const info = await facts.learn({ name: "local" }, "m", lister, { m: { contextWindow: 8192 } });
- * assert.equal(info.contextWindow, 8192);
- * assert.equal(facts.known("local", "m").contextWindow, 8192);
+ * // What the snapshot and config say comes at once; the listing is not waited for.
+ * const info = await facts.learn({ name: "local" }, "m", lister, { m: { input: 0, output: 0 } });
+ * assert.equal(info.contextWindow, undefined);
+ * listed.resolve();
+ * await facts.settled();
+ * assert.equal(facts.known("local", "m").contextWindow, 32768);
  * ```
  */
 export class ModelFacts {
   readonly #pending = new Map<string, Promise<ModelInfo>>();
+  readonly #listing = new Set<Promise<void>>();
   readonly #known = new Map<string, ModelInfo>();
 
   /**
-   * What the catalog says of `model` under `preset`: the shipped snapshot, `overrides`
-   * (config.yaml's `models:`) and, when neither knows the window, what `lister` answers (waited
-   * for at most 5 s). Never rejects: a model nobody describes has only its id.
+   * What the shipped snapshot and `overrides` (config.yaml's `models:`) say of `model` under
+   * `preset`. When neither knows its window, the provider is asked (`lister`, at most 5 s)
+   * without waiting: what it answers replaces what {@linkcode ModelFacts.known} says once it
+   * arrives, so a turn never waits for a cloud API's model list. Never rejects: a model nobody
+   * describes has only its id.
    */
-  async learn(
+  learn(
     preset: CatalogPreset,
     model: string,
     lister: ModelLister,
@@ -51,20 +64,41 @@ export class ModelFacts {
     const key = keyOf(preset.name, model);
     let pending = this.#pending.get(key);
     if (pending === undefined) {
-      pending = resolveModelInfo(preset, model, {
-        ...(overrides === undefined ? {} : { overrides }),
-        list: () => lister.listModelFacts(AbortSignal.timeout(LIST_TIMEOUT_MS)),
+      const options = overrides === undefined ? {} : { overrides };
+      pending = resolveModelInfo(preset, model, options).then((info) => {
+        this.#known.set(key, info);
+        if (info.contextWindow === undefined) this.#list(key, preset, model, lister, options);
+        return info;
       });
       this.#pending.set(key, pending);
     }
-    const info = await pending;
-    this.#known.set(key, info);
-    return info;
+    return pending;
   }
 
-  /** What was learned of `model` under the preset `provider`; only its id before that. */
+  /** What is known of `model` under the preset `provider` now; only its id before that. */
   known(provider: string, model: string): ModelInfo {
     return this.#known.get(keyOf(provider, model)) ?? { id: model, sources: [] };
+  }
+
+  /** Resolves once every listing asked for so far has answered (or failed). */
+  async settled(): Promise<void> {
+    while (this.#listing.size > 0) await Promise.all(this.#listing);
+  }
+
+  #list(
+    key: string,
+    preset: CatalogPreset,
+    model: string,
+    lister: ModelLister,
+    options: { overrides?: AmberConfig["models"] },
+  ): void {
+    const listing = resolveModelInfo(preset, model, {
+      ...options,
+      list: () => lister.listModelFacts(AbortSignal.timeout(LIST_TIMEOUT_MS)),
+    }).then((info) => {
+      this.#known.set(key, info);
+    }).finally(() => this.#listing.delete(listing));
+    this.#listing.add(listing);
   }
 }
 

@@ -551,10 +551,16 @@ export class AgentSession {
     return info;
   }
 
-  // The run options for the model in use.
+  // The run options for the model in use: its figures as known at each request, so a window
+  // the provider's listing reports mid-turn counts from then on.
   async #budget(): Promise<RunBudget> {
-    const info = await this.#modelInfo();
-    return runBudget(info, this.#options.compactAt, this.host.config.compaction);
+    const { preset, model } = this.#resolved!;
+    await this.#modelInfo();
+    return runBudget(
+      () => this.#facts.known(preset.name, model),
+      this.#options.compactAt,
+      this.host.config.compaction,
+    );
   }
 
   // Dollars spent: the session's, and the running turn's while there is one.

@@ -38,12 +38,20 @@ const RETRY_GROWTH = 0.05;
  * import { windowOf } from "./_context.ts";
  * assert.deepEqual(windowOf({ contextWindow: 1000 }), { window: 1000, threshold: 850 });
  * assert.deepEqual(windowOf({ contextWindow: -5, compactAt: 0.5 }), { window: 0, threshold: 0 });
+ * assert.deepEqual(windowOf({ contextWindow: () => 2000 }), { window: 2000, threshold: 1700 });
+ * assert.deepEqual(windowOf({ contextWindow: () => undefined }), { window: 0, threshold: 0 });
  * ```
  */
 export function windowOf(
-  options: { readonly contextWindow?: number; readonly compactAt?: number },
+  options: {
+    readonly contextWindow?: number | (() => number | undefined);
+    readonly compactAt?: number;
+  },
 ): { window: number; threshold: number } {
-  const { contextWindow, compactAt } = options;
+  const { compactAt } = options;
+  const contextWindow = typeof options.contextWindow === "function"
+    ? options.contextWindow()
+    : options.contextWindow;
   const window = contextWindow !== undefined && contextWindow > 0 ? contextWindow : 0;
   return { window, threshold: Math.floor(window * (compactAt ?? DEFAULT_COMPACT_AT)) };
 }

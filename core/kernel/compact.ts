@@ -38,8 +38,11 @@ export interface CompactOptions {
   readonly step?: number;
   /** What the summary should keep (`/compact <what>`). */
   readonly instructions?: string;
-  /** The model's context window, in tokens: the strategy aims at half of it. */
-  readonly contextWindow?: number;
+  /**
+   * The model's context window, in tokens (or a function that says it, as for a run): the
+   * strategy aims at half of it.
+   */
+  readonly contextWindow?: number | (() => number | undefined);
   /** The share of the window at which the kernel would compact by itself; 0.85 by default. */
   readonly compactAt?: number;
   /** The user turns kept verbatim; 2 by default. */

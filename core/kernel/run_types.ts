@@ -190,10 +190,12 @@ export interface RunOptions {
    */
   readonly redact?: (text: string) => string;
   /**
-   * The model's context window, in tokens. Without it the kernel compacts only after the
-   * provider says the context overflowed.
+   * The model's context window, in tokens, or a function the kernel asks before each request
+   * (for a host that learns the window while the run goes on: a provider's `/models` answer
+   * can take seconds). Without one the kernel compacts only after the provider says the context
+   * overflowed.
    */
-  readonly contextWindow?: number;
+  readonly contextWindow?: number | (() => number | undefined);
   /** The share of the window a request may fill before the kernel compacts; 0.85 by default. */
   readonly compactAt?: number;
   /** False: no compaction before a request (an overflow still compacts); true by default. */
