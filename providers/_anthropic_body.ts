@@ -44,7 +44,8 @@ const MARKED_END = ',"cache_control":{"type":"ephemeral"}}';
 
 type Block = Record<string, unknown>;
 type Role = "user" | "assistant";
-type Images = Pick<ProviderSettings, "images"> | undefined;
+/** Whether a tool result's images are sent (the settings' `images`). */
+export type Images = Pick<ProviderSettings, "images"> | undefined;
 
 interface WireMessage {
   role: Role;
