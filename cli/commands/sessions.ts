@@ -9,6 +9,7 @@ import { configDir } from "@amber/core";
 import { listSessions } from "@amber/core/kernel";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
+import { dollars } from "../session/figures.ts";
 import { table } from "../text_table.ts";
 
 /** `amber sessions`. */
@@ -30,7 +31,7 @@ export const sessionsCommand: CliCommand = {
         s.id,
         s.created.slice(0, 19).replace("T", " "),
         s.compactions > 0 ? `${s.steps} (${s.compactions} compacted)` : String(s.steps),
-        dollars(s.cost),
+        s.cost === undefined || !Number.isFinite(s.cost) ? "-" : dollars(s.cost),
         s.model ?? "-",
         s.problem ? `(${s.problem}) ${s.title}` : s.title,
       ]),
@@ -38,21 +39,3 @@ export const sessionsCommand: CliCommand = {
     return 0;
   },
 };
-
-/**
- * A session's cost for the table: cents for a dollar or more, tenths of a cent below that (a
- * short session on a cheap model costs less than one), `-` when unknown.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { dollars } from "./sessions.ts";
- * assert.equal(dollars(12.345), "$12.35");
- * assert.equal(dollars(0.0123), "$0.012");
- * assert.equal(dollars(undefined), "-");
- * ```
- */
-export function dollars(cost: number | undefined): string {
-  if (cost === undefined || !Number.isFinite(cost)) return "-";
-  return `$${cost.toFixed(cost >= 1 || cost === 0 ? 2 : 3)}`;
-}

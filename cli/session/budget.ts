@@ -116,6 +116,10 @@ export function savedCost(
  * spending.spend(0.25, true);
  * spending.spend(undefined, true);
  * assert.deepEqual([spending.turn, spending.session], [0.25, 0.75]);
+ * spending.startTurn();
+ * spending.step(0.5);
+ * spending.runEnded(0.75); // a compaction's summary cost the rest
+ * assert.deepEqual([spending.turn, spending.session], [0.75, 1.5]);
  * spending.forget();
  * assert.deepEqual([spending.turn, spending.session], [undefined, undefined]);
  * ```
@@ -123,6 +127,8 @@ export function savedCost(
 export class Spending {
   #session: number | undefined;
   #turn: number | undefined;
+  // What the steps of the turn's run cost, as they ended.
+  #steps = 0;
 
   /** Dollars over the session, when known. */
   get session(): number | undefined {
@@ -137,6 +143,21 @@ export class Spending {
   /** A turn starts: its count starts over. */
   startTurn(): void {
     this.#turn = undefined;
+    this.#steps = 0;
+  }
+
+  /** A step of the turn's run ended having cost `cost` (nothing when unknown). */
+  step(cost: number | undefined): void {
+    if (cost !== undefined) this.#steps += cost;
+    this.spend(cost, true);
+  }
+
+  /**
+   * The turn's run ended having cost `total` in all: what its steps did not count (the
+   * summaries of its compactions) counts now.
+   */
+  runEnded(total: number | undefined): void {
+    if (total !== undefined && total > this.#steps) this.spend(total - this.#steps, true);
   }
 
   /** Counts `cost` (nothing when unknown), in the turn's count too when `inTurn`. */

@@ -14,14 +14,16 @@ export type CompactionEvent = Extract<
 >;
 
 /**
- * Dollars for people: three decimals under $10 (a turn's cents show), two from there, and
- * `<$0.001` for what rounds to nothing but is not.
+ * Dollars for people, the same in the status bar, `amber run`'s stderr and `amber sessions`:
+ * cents from a dollar on, tenths of a cent below (a turn on a cheap model costs less than a
+ * cent), and `<$0.001` for what rounds to nothing but is not.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { dollars } from "./figures.ts";
  * assert.equal(dollars(0.0123), "$0.012");
+ * assert.equal(dollars(1.75), "$1.75");
  * assert.equal(dollars(12.345), "$12.35");
  * assert.equal(dollars(0.0002), "<$0.001");
  * assert.equal(dollars(0), "$0.000");
@@ -29,7 +31,7 @@ export type CompactionEvent = Extract<
  */
 export function dollars(value: number): string {
   if (value > 0 && value < 0.0005) return "<$0.001";
-  return `$${value < 10 ? value.toFixed(3) : value.toFixed(2)}`;
+  return `$${value.toFixed(value >= 1 ? 2 : 3)}`;
 }
 
 /**

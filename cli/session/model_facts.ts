@@ -41,10 +41,12 @@ export interface ModelLister {
  * listed.resolve();
  * await facts.settled();
  * assert.equal(facts.known("local", "m").contextWindow, 32768);
+ * // Asked again, it answers with what the listing said.
+ * assert.equal((await facts.learn({ name: "local" }, "m", lister, undefined)).contextWindow, 32768);
  * ```
  */
 export class ModelFacts {
-  readonly #pending = new Map<string, Promise<ModelInfo>>();
+  readonly #pending = new Map<string, Promise<void>>();
   readonly #listing = new Set<Promise<void>>();
   readonly #known = new Map<string, ModelInfo>();
 
@@ -52,8 +54,8 @@ export class ModelFacts {
    * What the shipped snapshot and `overrides` (config.yaml's `models:`) say of `model` under
    * `preset`. When neither knows its window, the provider is asked (`lister`, at most 5 s)
    * without waiting: what it answers replaces what {@linkcode ModelFacts.known} says once it
-   * arrives, so a turn never waits for a cloud API's model list. Never rejects: a model nobody
-   * describes has only its id.
+   * arrives, so a turn never waits for a cloud API's model list; a later call answers with it.
+   * Never rejects: a model nobody describes has only its id.
    */
   learn(
     preset: CatalogPreset,
@@ -68,11 +70,11 @@ export class ModelFacts {
       pending = resolveModelInfo(preset, model, options).then((info) => {
         this.#known.set(key, info);
         if (info.contextWindow === undefined) this.#list(key, preset, model, lister, options);
-        return info;
       });
       this.#pending.set(key, pending);
     }
-    return pending;
+    // What is known once the snapshot was read: the listing's answer too, when it came since.
+    return pending.then(() => this.known(preset.name, model));
   }
 
   /** What is known of `model` under the preset `provider` now; only its id before that. */

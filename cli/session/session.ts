@@ -270,9 +270,6 @@ export class AgentSession {
     }
     const firstStep = this.#step;
     let next = firstStep;
-    // What the steps cost, as they end: the rest of the run's cost (a compaction's summary) is
-    // counted once the run says its total.
-    let stepsCost = 0;
     this.#ask = options.ask;
     this.#busy = true;
     try {
@@ -283,9 +280,8 @@ export class AgentSession {
         onEvent: (event) => {
           if (event.type === "stepEnd") {
             next = event.step + 1;
-            const cost = event.cost ?? (event.usage && budget.price?.(event.usage));
-            if (cost !== undefined) stepsCost += cost;
-            this.#spend(cost);
+            // Priced by the kernel with the budget's `price`, as the turn's count goes.
+            this.#spending.step(event.cost);
           }
           this.#emit(pricedEvent(event, budget));
         },
@@ -295,9 +291,7 @@ export class AgentSession {
       this.#step = next;
       this.#usage.promptTokens += result.usage.promptTokens;
       this.#usage.completionTokens += result.usage.completionTokens;
-      if (result.cost !== undefined && result.cost > stepsCost) {
-        this.#spend(result.cost - stepsCost);
-      }
+      this.#spending.runEnded(result.cost);
       return result;
     } catch (error) {
       // The run broke off without its result: the file (the prompt is in it before the first
@@ -419,7 +413,7 @@ export class AgentSession {
     try {
       const { autoCompact: _auto, ...budget } = await this.#budget();
       const wanted = instructions?.trim();
-      const { messages, usage: _usage, cost, ...outcome } = await compactConversation({
+      const { messages, usage, cost, ...outcome } = await compactConversation({
         ...budget,
         runtime: this.host.runtime,
         model: this.#client!,
@@ -433,7 +427,11 @@ export class AgentSession {
         onEvent: (event: RunEvent) => this.#emit(pricedEvent(event, budget)),
       });
       if (outcome.compacted) this.#history = [...messages];
-      // The summary is a model call like any other: it costs, in the session's count.
+      // The summary is a model call like any other: its tokens and dollars are the session's.
+      if (usage !== undefined) {
+        this.#usage.promptTokens += usage.promptTokens;
+        this.#usage.completionTokens += usage.completionTokens;
+      }
       this.#spending.spend(cost, false);
       return outcome;
     } catch (error) {

@@ -6,7 +6,12 @@
 
 import assert from "node:assert/strict";
 import { SessionFile } from "@amber/core/kernel";
-import { FakeProvider, openaiEncoder, type RecordedRequest } from "@amber/providers/testing";
+import {
+  FakeProvider,
+  openaiEncoder,
+  type RecordedRequest,
+  type ScriptedTurn,
+} from "@amber/providers/testing";
 import { tempDir } from "../_helpers.ts";
 import { runAmber } from "./_subprocess.ts";
 
@@ -19,6 +24,17 @@ const CONFIG = {
 // A file whose reading fills most of the window: about 2,000 tokens.
 const BIG = Array.from({ length: 300 }, (_, i) => `detail ${i} of the notes\n`).join("");
 const SUMMARY = "SUMMARY: the user had big.txt read; it lists details 0 to 299.";
+
+// The first run reads big.txt and answers; the second's summary, then its answer.
+const TWO_RUNS: ScriptedTurn[] = [
+  {
+    toolCalls: [{ name: "read", arguments: { path: "big.txt" } }],
+    usage: { promptTokens: 1000, completionTokens: 10 },
+  },
+  { text: "It lists 300 details.", usage: { promptTokens: 1200, completionTokens: 5 } },
+  { text: SUMMARY, usage: { promptTokens: 300, completionTokens: 20 } },
+  { text: "Still here.", usage: { promptTokens: 500, completionTokens: 5 } },
+];
 
 type Event = { readonly type: string; readonly [key: string]: unknown };
 
@@ -57,14 +73,8 @@ Deno.test("a conversation past the window's share is compacted, priced, and resu
   await using w = await world();
   const { dir, server } = w;
   server.script(
-    {
-      toolCalls: [{ name: "read", arguments: { path: "big.txt" } }],
-      usage: { promptTokens: 1000, completionTokens: 10 },
-    },
-    { text: "It lists 300 details.", usage: { promptTokens: 1200, completionTokens: 5 } },
-    // The second run's summary, then its answer; the third run's answer.
-    { text: SUMMARY, usage: { promptTokens: 300, completionTokens: 20 } },
-    { text: "Still here.", usage: { promptTokens: 500, completionTokens: 5 } },
+    ...TWO_RUNS,
+    // The third run's answer.
     { text: "Third answer.", usage: { promptTokens: 500, completionTokens: 4 } },
   );
 
@@ -128,15 +138,7 @@ Deno.test("a conversation past the window's share is compacted, priced, and resu
 Deno.test("amber run says a compaction on stderr, and --compact-at moves the threshold", async () => {
   await using w = await world();
   const { dir, server } = w;
-  server.script(
-    {
-      toolCalls: [{ name: "read", arguments: { path: "big.txt" } }],
-      usage: { promptTokens: 1000, completionTokens: 10 },
-    },
-    { text: "It lists 300 details.", usage: { promptTokens: 1200, completionTokens: 5 } },
-    { text: SUMMARY, usage: { promptTokens: 300, completionTokens: 20 } },
-    { text: "Still here.", usage: { promptTokens: 500, completionTokens: 5 } },
-  );
+  server.script(...TWO_RUNS);
   // At 75% the second request (about 3,200 tokens) passes the threshold; the one turn there is
   // is kept verbatim, so there is nothing to compact, and stderr says so.
   const first = await amber(dir, server, ["run", "read big.txt", "--compact-at", "75%"]);

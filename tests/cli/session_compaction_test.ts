@@ -124,6 +124,7 @@ Deno.test("compact() says when there is nothing yet, and otherwise compacts as a
   await session.turn("second question");
   assert.equal(events.some((e) => e.type === "compactionStarted"), false);
   const spent = session.cost!;
+  const tokens = session.usage;
   const outcome = await session.compact("keep the file names");
   assert.equal(outcome.compacted, true, outcome.message);
   assert.equal(outcome.strategy, "default");
@@ -140,6 +141,10 @@ Deno.test("compact() says when there is nothing yet, and otherwise compacts as a
   // The summary was asked for what the user named, and cost like any call.
   assert.match(JSON.stringify(server.chats[2].body), /keep the file names/);
   assert.equal(session.cost?.toFixed(6), (spent + (500 + 50 * 4) / 1e6).toFixed(6));
+  assert.deepEqual(session.usage, {
+    promptTokens: tokens.promptTokens + 500,
+    completionTokens: tokens.completionTokens + 50,
+  });
 
   await session.turn("third question");
   const next = JSON.stringify((server.chats[3].body as { messages: unknown[] }).messages);
@@ -151,6 +156,30 @@ Deno.test("compact() says when there is nothing yet, and otherwise compacts as a
   assert.equal(saved.compactions.length, 1);
   assert.match(JSON.stringify(saved.steps), /first question/);
   assert.doesNotMatch(JSON.stringify(saved.messages), /first question/);
+});
+
+Deno.test("a compaction inside a turn costs in the turn's and the session's dollars", async () => {
+  await using o = await open([
+    {
+      text: `The first answer mentions src/a.ts. ${"More words on it. ".repeat(200)}`,
+      usage: { promptTokens: 100, completionTokens: 10 },
+    },
+    { text: "SUMMARY: a.ts was discussed.", usage: { promptTokens: 500, completionTokens: 50 } },
+    { text: "The second answer.", usage: { promptTokens: 100, completionTokens: 10 } },
+  ], {
+    // The second turn's request would pass 85% of this window: compacted before it is sent.
+    models: { "fake-model": { contextWindow: 4000, input: 1, output: 4 } },
+    compaction: { keepTurns: 1 },
+  });
+  const { session, events } = o;
+  await session.turn("first question");
+  const first = session.cost!;
+  await session.turn("second question");
+  const finished = events.find((e) => e.type === "compactionFinished");
+  assert.ok(finished?.type === "compactionFinished" && finished.success, JSON.stringify(finished));
+  // The summary's call and the answer's: (500 + 50 × 4) / 1e6 + (100 + 10 × 4) / 1e6.
+  assert.equal(session.turnCost?.toFixed(6), "0.000840");
+  assert.equal(session.cost?.toFixed(6), (first + 0.00084).toFixed(6));
 });
 
 // The smallest PNG the read tool takes for one: its signature, then a few bytes.
