@@ -398,10 +398,34 @@ export class TuiApp {
       return;
     }
     const controller = new AbortController();
-    const done = this.#session.turn(prompt, {
-      signal: controller.signal,
-      ask: (request, signal) => this.#ask(request, signal),
-    }).then(
+    this.#track(
+      controller,
+      this.#session.turn(prompt, {
+        signal: controller.signal,
+        ask: (request, signal) => this.#ask(request, signal),
+      }).then(() => {}),
+    );
+  }
+
+  // `/compact`: runs like a turn (the spinner shows, Ctrl-C cancels it); the transcript says
+  // how it goes from its events, or from its outcome when it ended without one.
+  #startCompaction(instructions: string): void {
+    const controller = new AbortController();
+    this.#compactionSaid = false;
+    this.#track(
+      controller,
+      this.#session.compact(instructions, { signal: controller.signal }).then((outcome) => {
+        if (this.#compactionSaid || outcome.compacted) return;
+        this.#transcript.notice(outcome.message ?? "the conversation was not compacted", "warn");
+      }),
+    );
+    this.#invalidate();
+  }
+
+  // The running work (a turn, a compaction): Ctrl-C aborts `controller`; a failure is said in
+  // the transcript; its end brings the prompt back.
+  #track(controller: AbortController, work: Promise<void>): void {
+    const done = work.then(
       () => {},
       (error: unknown) => {
         this.#transcript.notice(
@@ -411,27 +435,6 @@ export class TuiApp {
       },
     ).finally(() => this.#ended());
     this.#turn = { controller, done };
-  }
-
-  // `/compact`: runs like a turn (the spinner shows, Ctrl-C cancels it); the transcript says
-  // how it goes from its events, or from its outcome when it ended without one.
-  #startCompaction(instructions: string): void {
-    const controller = new AbortController();
-    this.#compactionSaid = false;
-    const done = this.#session.compact(instructions, { signal: controller.signal }).then(
-      (outcome) => {
-        if (this.#compactionSaid || outcome.compacted) return;
-        this.#transcript.notice(outcome.message ?? "the conversation was not compacted", "warn");
-      },
-      (error: unknown) => {
-        this.#transcript.notice(
-          `error: ${error instanceof Error ? error.message : String(error)}`,
-          "error",
-        );
-      },
-    ).finally(() => this.#ended());
-    this.#turn = { controller, done };
-    this.#invalidate();
   }
 
   #ended(): void {

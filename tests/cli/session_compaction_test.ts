@@ -5,48 +5,22 @@
 
 import assert from "node:assert/strict";
 import { SessionFile } from "@amber/core/kernel";
-import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
-import { openHost } from "../../cli/host.ts";
-import { AgentSession, type SessionEvent } from "../../cli/session/mod.ts";
+import type { ScriptedTurn } from "@amber/providers/testing";
+import { type FakeSession, openFakeSession } from "./_fake_session.ts";
 
-interface Opened extends AsyncDisposable {
-  readonly session: AgentSession;
-  readonly server: FakeProvider;
-  readonly configDir: string;
-  readonly events: SessionEvent[];
-}
-
-async function open(
+// The session under test: the fake provider on the OpenAI protocol, tools approved.
+function open(
   turns: ScriptedTurn[],
   config: Record<string, unknown>,
   model = "fake-model",
-): Promise<Opened> {
-  const configDir = await Deno.makeTempDir({ prefix: "amber-compaction-" });
-  const workspace = await Deno.makeTempDir({ prefix: "amber-compaction-ws-" });
-  await Deno.writeTextFile(`${configDir}/config.yaml`, JSON.stringify(config));
-  const server = await FakeProvider.start({ encoders: [openaiEncoder] });
-  server.script(...turns);
-  const session = await AgentSession.open({
-    openHost: (services) => openHost({ ...services, configDir, workspace, thirdParty: false }),
-    overrides: { provider: "openai", model, baseUrl: `${server.url}/v1` },
-    env: (name) => name === "OPENAI_API_KEY" ? "sk-compaction-test" : undefined,
+): Promise<FakeSession> {
+  return openFakeSession(turns, {
+    config,
+    model,
+    provider: "openai",
+    key: "sk-compaction-test",
     approval: "auto",
   });
-  const events: SessionEvent[] = [];
-  session.subscribe((event) => events.push(event));
-  return {
-    session,
-    server,
-    configDir,
-    events,
-    async [Symbol.asyncDispose]() {
-      session.close();
-      await session.host.close();
-      await server.close();
-      await Deno.remove(configDir, { recursive: true });
-      await Deno.remove(workspace, { recursive: true });
-    },
-  };
 }
 
 const PRICED = { models: { "fake-model": { contextWindow: 50_000, input: 1, output: 4 } } };

@@ -2,39 +2,14 @@
 // session's provider (the fake provider on loopback), with the real host and bundled plugins.
 
 import assert from "node:assert/strict";
-import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
-import { openHost } from "../../cli/host.ts";
-import { AgentSession } from "../../cli/session/mod.ts";
+import type { ScriptedTurn } from "@amber/providers/testing";
+import { type FakeSession, openFakeSession } from "./_fake_session.ts";
 import { SamplingError } from "../../cli/session/sampling.ts";
 
 const KEY = "sk-sample-test-8080";
 
-interface Opened extends AsyncDisposable {
-  readonly session: AgentSession;
-  readonly server: FakeProvider;
-}
-
-async function open(turns: ScriptedTurn[], provider?: string): Promise<Opened> {
-  const configDir = await Deno.makeTempDir({ prefix: "amber-sample-" });
-  const workspace = await Deno.makeTempDir({ prefix: "amber-sample-ws-" });
-  const server = await FakeProvider.start({ encoders: [openaiEncoder] });
-  server.script(...turns);
-  const session = await AgentSession.open({
-    openHost: (services) => openHost({ ...services, configDir, workspace, thirdParty: false }),
-    overrides: { model: "fake-model", baseUrl: `${server.url}/v1`, provider },
-    env: (name) => name === "OPENAI_API_KEY" ? KEY : undefined,
-  });
-  return {
-    session,
-    server,
-    async [Symbol.asyncDispose]() {
-      session.close();
-      await session.host.close();
-      await server.close();
-      await Deno.remove(configDir, { recursive: true });
-      await Deno.remove(workspace, { recursive: true });
-    },
-  };
+function open(turns: ScriptedTurn[], provider?: string): Promise<FakeSession> {
+  return openFakeSession(turns, { key: KEY, ...(provider === undefined ? {} : { provider }) });
 }
 
 const NEVER = new AbortController().signal;

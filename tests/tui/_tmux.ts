@@ -18,6 +18,38 @@ export function hasTmux(): boolean {
   }
 }
 
+/** Where {@linkcode startAmber} runs amber, and against what. */
+export interface AmberInTmux {
+  /** The OpenAI-style base URL of the (fake) provider, `/v1` included. */
+  readonly baseUrl: string;
+  /** amber's config directory. */
+  readonly configDir: string;
+  /** The workspace, also the working directory. */
+  readonly workspace: string;
+  /** The model; `fake-model` by default. */
+  readonly model?: string;
+  /** The window's width; 100 by default. */
+  readonly columns?: number;
+  /** The window's height; 30 by default. */
+  readonly rows?: number;
+}
+
+/** The interactive session against a provider on loopback, with a test key and no colours. */
+export function startAmber(options: AmberInTmux): Promise<Tmux> {
+  return Tmux.start(
+    ["--base-url", options.baseUrl, "--model", options.model ?? "fake-model"],
+    {
+      AMBER_CONFIG_DIR: options.configDir,
+      OPENAI_API_KEY: "sk-test-key-1234",
+      NO_COLOR: "1",
+      TERM: "xterm-256color",
+      INIT_CWD: options.workspace,
+    },
+    options.workspace,
+    { columns: options.columns ?? 100, rows: options.rows ?? 30 },
+  );
+}
+
 function quote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }

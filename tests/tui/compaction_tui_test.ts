@@ -18,7 +18,7 @@ import {
 } from "../../cli/tui/reducer.ts";
 import { TUI_SEGMENTS } from "../../cli/tui/status_line.ts";
 import { TranscriptView } from "../../cli/tui/transcript_view.ts";
-import { hasTmux, Tmux } from "./_tmux.ts";
+import { hasTmux, startAmber } from "./_tmux.ts";
 
 function render(name: string, snapshot: Partial<StatusSnapshot>): { text: string; tone: string } {
   const segment = TUI_SEGMENTS.find((s) => s.name === name);
@@ -203,18 +203,12 @@ Deno.test({
       },
     );
     try {
-      await using tmux = await Tmux.start(
-        ["--base-url", `${server.url}/v1`, "--model", "fake-model"],
-        {
-          AMBER_CONFIG_DIR: configDir,
-          OPENAI_API_KEY: "sk-test-key-1234",
-          NO_COLOR: "1",
-          TERM: "xterm-256color",
-          INIT_CWD: workspace,
-        },
+      await using tmux = await startAmber({
+        baseUrl: `${server.url}/v1`,
+        configDir,
         workspace,
-        { columns: 120, rows: 30 },
-      );
+        columns: 120,
+      });
       await tmux.waitFor(/^›/m, "the prompt");
       // The drawer offers it, with what it does.
       await tmux.type("/comp");

@@ -16,7 +16,7 @@ import { plainText } from "../../cli/tui/lines.ts";
 import { elicit, samplingQuestion } from "../../cli/tui/mcp_requests.ts";
 import { README_TEXT } from "../mcp/_servers/basic.ts";
 import { FakeTerminal } from "./_harness.ts";
-import { hasTmux, Tmux } from "./_tmux.ts";
+import { hasTmux, startAmber } from "./_tmux.ts";
 
 const SERVER = fileURLToPath(new URL("./_mcp_server.ts", import.meta.url));
 const ENTRY = { command: Deno.execPath(), args: ["run", "-A", SERVER] };
@@ -446,27 +446,6 @@ Deno.test("a workspace server is approved before it starts; /mcp approve records
   }
 });
 
-// amber in tmux against the fake provider, with `configDir` and `workspace`.
-function startTmux(
-  server: FakeProvider,
-  configDir: string,
-  workspace: string,
-  columns: number,
-): Promise<Tmux> {
-  return Tmux.start(
-    ["--base-url", `${server.url}/v1`, "--model", "fake-model"],
-    {
-      AMBER_CONFIG_DIR: configDir,
-      OPENAI_API_KEY: "sk-test-key-1234",
-      NO_COLOR: "1",
-      TERM: "xterm-256color",
-      INIT_CWD: workspace,
-    },
-    workspace,
-    { columns, rows: 30 },
-  );
-}
-
 Deno.test({
   name: "tmux: /mcp, a prompt command and an approved sampling request, end to end",
   ignore: !hasTmux(),
@@ -485,7 +464,12 @@ Deno.test({
       { text: "It said ok." },
     );
     try {
-      await using tmux = await startTmux(server, configDir, workspace, 110);
+      await using tmux = await startAmber({
+        baseUrl: `${server.url}/v1`,
+        configDir,
+        workspace,
+        columns: 110,
+      });
       await tmux.waitFor(/^›/m, "the prompt");
       await tmux.type("/mcp");
       await tmux.keys("Enter");
@@ -526,7 +510,12 @@ Deno.test({
     );
     await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
     try {
-      await using tmux = await startTmux(server, configDir, workspace, 200);
+      await using tmux = await startAmber({
+        baseUrl: `${server.url}/v1`,
+        configDir,
+        workspace,
+        columns: 200,
+      });
       const question = await tmux.waitFor(/\[y\/N\]/, "the question");
       assert.match(
         question,

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { SessionFile } from "@amber/core/kernel";
 import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
-import { hasTmux, Tmux } from "./_tmux.ts";
+import { hasTmux, startAmber, type Tmux } from "./_tmux.ts";
 
 const ignore = !hasTmux();
 
@@ -25,17 +25,7 @@ async function amber(
   const server = await FakeProvider.start({ encoders: [openaiEncoder] });
   server.script(...turns);
   const baseUrl = options.baseUrl?.(server) ?? `${server.url}/v1`;
-  const tmux = await Tmux.start(
-    ["--base-url", baseUrl, "--model", options.model ?? "fake-model"],
-    {
-      AMBER_CONFIG_DIR: configDir,
-      OPENAI_API_KEY: "sk-test-key-1234",
-      NO_COLOR: "1",
-      TERM: "xterm-256color",
-      INIT_CWD: workspace,
-    },
-    workspace,
-  );
+  const tmux = await startAmber({ baseUrl, configDir, workspace, model: options.model });
   return {
     tmux,
     server,
