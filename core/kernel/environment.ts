@@ -5,7 +5,6 @@
  * @module
  */
 
-import type { CompactorCapability } from "../compaction.ts";
 import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import { type HookCapability, PHASE_HOOK_POINTS, type PhaseHookPoint } from "../hooks.ts";
 import type { SealedContext } from "../prompt.ts";
@@ -50,7 +49,7 @@ export function buildEnvironment(
     hooks: Object.freeze(hooks),
     gates: Object.freeze(ordered(registries.gate, rank)),
     guards: Object.freeze(ordered(registries.guard, rank)),
-    compactors: Object.freeze(chained(registries.compactor, rank)),
+    compactors: Object.freeze(ordered(registries.compactor, rank, "outward")),
     actions: byName(registries.action),
     stateKeys: byName(registries.state),
     assemblePrompt: (sealed: SealedContext) => registries.prompt.assemble(sealed),
@@ -66,25 +65,22 @@ export function buildEnvironment(
   });
 }
 
-// Dependency order first; the registry's own order (registration) breaks ties, since sort is
-// stable. The core's entries, owned by no plugin, go first.
+// Dependency order first (`outward`: the reverse); the registry's own order (registration)
+// breaks ties, since sort is stable. The core's entries, owned by no plugin, go first (last).
+//
+// The compactor chain is outermost first in reverse dependency order: a plugin's compactors wrap
+// those of the plugins it requires, so one that extends another's strategy by requiring it sees
+// that strategy's result through `next` and has the last word. Within a plugin the first
+// registered is outermost; the core's own sit innermost, next to the kernel's default strategy.
 function ordered<C>(
   registry: NamedRegistry<C>,
   rank: ReadonlyMap<string, number>,
+  direction: "inward" | "outward" = "inward",
 ): NamedEntry<C>[] {
-  return [...registry.list()].sort((a, b) => (rank.get(a.owner) ?? -1) - (rank.get(b.owner) ?? -1));
-}
-
-// The compactor chain, outermost first: a plugin's compactors wrap those of the plugins it
-// requires (reverse dependency order), so one that extends another's strategy by requiring it
-// sees that strategy's result through `next` and has the last word. Within a plugin the first
-// registered is outermost; the core's own, owned by no plugin, sit innermost, next to the
-// kernel's default strategy.
-function chained(
-  registry: NamedRegistry<CompactorCapability>,
-  rank: ReadonlyMap<string, number>,
-): NamedEntry<CompactorCapability>[] {
-  return [...registry.list()].sort((a, b) => (rank.get(b.owner) ?? -1) - (rank.get(a.owner) ?? -1));
+  const sign = direction === "inward" ? 1 : -1;
+  return [...registry.list()].sort((a, b) =>
+    sign * ((rank.get(a.owner) ?? -1) - (rank.get(b.owner) ?? -1))
+  );
 }
 
 function byName<C>(registry: NamedRegistry<C>): ReadonlyMap<string, NamedEntry<C>> {
