@@ -65,6 +65,67 @@ interface AnthropicUsage {
   cache_read_input_tokens?: number | null;
 }
 
+// Nearly every event of a stream is a text or tool-argument delta in exactly this compact shape.
+// Reading the one string it carries is a string-only JSON.parse, a fraction of parsing the whole
+// object; anything else (other spacing, key order or fields) takes the full parse.
+const DELTA_HEAD = '{"type":"content_block_delta","index":';
+const TEXT_MID = ',"delta":{"type":"text_delta","text":';
+const ARGS_MID = ',"delta":{"type":"input_json_delta","partial_json":';
+const TEXT_DELTA = 1;
+const ARGS_DELTA = 2;
+
+/** A delta read by {@linkcode readDelta}: its kind (TEXT_DELTA or ARGS_DELTA), block index and string. */
+interface Delta {
+  kind: number;
+  index: number;
+  value: string;
+}
+
+/**
+ * Reads `data` as a text or tool-argument delta in the compact shape, or returns false. Exact:
+ * the string literal is handed to JSON.parse whole, so an unterminated or doubled literal throws
+ * and falls back to the full parse, which reports it.
+ */
+function readDelta(data: string, out: Delta): boolean {
+  const last = data.length - 2;
+  if (
+    !data.startsWith(DELTA_HEAD) || data.charCodeAt(last) !== 125 ||
+    data.charCodeAt(last + 1) !== 125
+  ) return false;
+  let at = DELTA_HEAD.length;
+  let index = 0;
+  const first = at;
+  for (let c = data.charCodeAt(at); c >= 48 && c <= 57; c = data.charCodeAt(++at)) {
+    index = index * 10 + c - 48;
+  }
+  // No digits, a leading zero JSON forbids, or an index too long to be exact: the full parse.
+  if (at === first || at - first > 9 || (data.charCodeAt(first) === 48 && at - first > 1)) {
+    return false;
+  }
+  let kind: number;
+  if (data.startsWith(TEXT_MID, at)) {
+    kind = TEXT_DELTA;
+    at += TEXT_MID.length;
+  } else if (data.startsWith(ARGS_MID, at)) {
+    kind = ARGS_DELTA;
+    at += ARGS_MID.length;
+  } else return false;
+  if (data.charCodeAt(at) !== 34 || data.charCodeAt(last - 1) !== 34 || last - at < 2) {
+    return false;
+  }
+  // Quoted at both ends, the literal parses to a string or not at all.
+  let value: string;
+  try {
+    value = JSON.parse(data.slice(at, last));
+  } catch {
+    return false;
+  }
+  out.kind = kind;
+  out.index = index;
+  out.value = value;
+  return true;
+}
+
 /** Which content blocks are tool calls being built, by block index. */
 const TOOL = 1;
 const OTHER = 2;
@@ -84,10 +145,23 @@ export class AnthropicDecoder implements StreamDecoder {
   #names: string[] = [];
   #args: string[] = [];
   #startInput: (string | undefined)[] = [];
+  #delta: Delta = { kind: 0, index: 0, value: "" };
 
   /** One SSE event, by name (or by the `type` in its data when the name is missing). */
   event(name: string | undefined, data: string, sink: StreamSink): void {
     if (this.#done) return;
+    const delta = this.#delta;
+    if ((name === undefined || name === "content_block_delta") && readDelta(data, delta)) {
+      if (delta.kind === TEXT_DELTA) {
+        if (delta.value) sink({ type: "text", delta: delta.value });
+        return;
+      }
+      const index = delta.index;
+      if (this.#kind[index] !== TOOL || !delta.value) return;
+      this.#args[index] += delta.value;
+      sink({ type: "toolCallDelta", index, delta: delta.value });
+      return;
+    }
     let event: AnthropicEvent;
     try {
       event = JSON.parse(data);
