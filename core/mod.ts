@@ -100,7 +100,9 @@ export type { Registries } from "./registries.ts";
 // Contracts: tools.
 export {
   defineTool,
+  type FileChange,
   type FromJsonSchema,
+  isFileChange,
   isToolResult,
   type JsonSchema,
   type StandardJsonSchema,

@@ -87,13 +87,30 @@ export interface ToolResult {
   readonly data?: unknown;
   /** Images for the model, sent after `output` to a model that takes images. */
   readonly images?: readonly ToolImage[];
+  /** What the call did to a file, for the host to show as a diff; never sent to the model. */
+  readonly change?: FileChange;
+}
+
+/**
+ * A file's text before and after a call (an edit, a write): what a front end shows as a diff,
+ * in the approval question before the call and in the transcript after it.
+ */
+export interface FileChange {
+  /** The file, as the call named it (relative to the workspace, or absolute). */
+  readonly path: string;
+  /** Its text before; "" for a file the call creates. */
+  readonly before: string;
+  /** Its text after. */
+  readonly after: string;
+  /** Set when the file lies outside the workspace. */
+  readonly outside?: boolean;
 }
 
 /**
  * Whether `value` has the shape of a {@linkcode ToolResult}: a boolean `ok`, a string `output`,
- * `error`, when present, a string, and `images`, when present, an array of
- * {@linkcode ToolImage}s. What a plugin returns is checked with it before anything
- * else reads it.
+ * `error`, when present, a string, `images`, when present, an array of
+ * {@linkcode ToolImage}s, and `change`, when present, a {@linkcode FileChange}. What a plugin
+ * returns is checked with it before anything else reads it.
  *
  * @example
  * ```ts
@@ -103,14 +120,37 @@ export interface ToolResult {
  * assert.equal(isToolResult({ ok: "yes", output: "" }), false);
  * assert.equal(isToolResult({ ok: false, output: "", error: 5 }), false);
  * assert.equal(isToolResult({ ok: true, output: "", images: [{ mimeType: "image/png" }] }), false);
+ * assert.equal(isToolResult({ ok: true, output: "", change: { path: "a", before: "", after: 1 } }), false);
  * ```
  */
 export function isToolResult(value: unknown): value is ToolResult {
   if (typeof value !== "object" || value === null) return false;
-  const { ok, output, error, images } = value as Partial<Record<keyof ToolResult, unknown>>;
+  const { ok, output, error, images, change } = value as Partial<
+    Record<keyof ToolResult, unknown>
+  >;
   return typeof ok === "boolean" && typeof output === "string" &&
     (error === undefined || typeof error === "string") &&
-    (images === undefined || areToolImages(images));
+    (images === undefined || areToolImages(images)) &&
+    (change === undefined || isFileChange(change));
+}
+
+/**
+ * Whether `value` has the shape of a {@linkcode FileChange}: string `path`, `before` and
+ * `after`, and `outside`, when present, a boolean.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isFileChange } from "@amber/core";
+ * assert.equal(isFileChange({ path: "a.ts", before: "x", after: "y" }), true);
+ * assert.equal(isFileChange({ path: "a.ts", before: "x" }), false);
+ * ```
+ */
+export function isFileChange(value: unknown): value is FileChange {
+  if (typeof value !== "object" || value === null) return false;
+  const { path, before, after, outside } = value as Partial<Record<keyof FileChange, unknown>>;
+  return typeof path === "string" && typeof before === "string" && typeof after === "string" &&
+    (outside === undefined || typeof outside === "boolean");
 }
 
 // A dialect puts each image on the wire as it is, so a malformed one is refused here, with the
@@ -135,6 +175,12 @@ export interface ToolCallContext {
    * as `context.progress?.(...)`.
    */
   progress?(message: string): void;
+  /**
+   * Streams output as it comes (a command's stdout and stderr), for a front end to show in the
+   * running call's row: in a run, a `toolOutput` event. The result still carries the whole
+   * output. Absent when nobody listens, so call it as `context.output?.(...)`.
+   */
+  output?(chunk: string): void;
 }
 
 /**
@@ -179,6 +225,15 @@ export interface Tool<Args = unknown> {
   requiresApproval?(args: unknown): boolean | Promise<boolean>;
   /** A one-line summary of the call for the host; `args` are parsed, not yet validated. */
   summarize?(args: unknown): string;
+  /**
+   * What the call would do to a file, asked before an approval question so that the user sees
+   * the diff; `args` are parsed, not yet validated. Undefined (or a throw) shows none; it must
+   * not change anything.
+   */
+  preview?(
+    args: unknown,
+    context: { readonly signal: AbortSignal },
+  ): FileChange | undefined | Promise<FileChange | undefined>;
   /**
    * Runs the tool with validated arguments. (Declared as a method, so a `Tool<{ path: string }>`
    * is a `Tool`: the registry validates before it calls, which makes that sound.)
@@ -288,6 +343,11 @@ export interface ToolSpec<P extends JsonSchema | StandardJsonSchema> {
   requiresApproval?(args: ToolInput<ToolArgs<P>>): boolean | Promise<boolean>;
   /** A one-line summary of the call for the host. */
   summarize?(args: ToolInput<ToolArgs<P>>): string;
+  /** What the call would do to a file, shown before approval (see `Tool.preview`). */
+  preview?(
+    args: ToolInput<ToolArgs<P>>,
+    context: { readonly signal: AbortSignal },
+  ): FileChange | undefined | Promise<FileChange | undefined>;
   /** Runs the tool with the validated arguments. */
   execute(args: ToolArgs<P>, context: ToolCallContext): ToolResult | Promise<ToolResult>;
 }
@@ -334,8 +394,11 @@ export function defineTool<const P extends JsonSchema | StandardJsonSchema>(
   };
   if (spec.verb !== undefined) tool.verb = spec.verb;
   if (spec.readOnly !== undefined) tool.readOnly = spec.readOnly;
-  const { summarize, requiresApproval } = spec;
+  const { summarize, requiresApproval, preview } = spec;
   if (summarize !== undefined) tool.summarize = (args) => summarize.call(spec, inputOf(args));
+  if (preview !== undefined) {
+    tool.preview = (args, context) => preview.call(spec, inputOf(args), context);
+  }
   if (requiresApproval !== undefined) {
     tool.requiresApproval = (args) => requiresApproval.call(spec, inputOf(args));
   }

@@ -216,7 +216,7 @@ export class Run {
     let abandoned: AbandonedTool | undefined;
     for (let i = 0; i < calls.length && !this.#signal.aborted && abandoned === undefined; i++) {
       const call = calls[i];
-      const outcome = await this.#tools.call(env, call);
+      const outcome = await this.#tools.call(env, call, step);
       const result = outcome.result;
       abandoned = outcome.abandoned;
       stepMessages.push(freezeMessage({

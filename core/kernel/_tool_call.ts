@@ -15,10 +15,10 @@ import type { GateInput, GateOutcome } from "../hooks.ts";
 import { timeoutFor, withDeadline } from "../limits.ts";
 import type { ToolCall } from "../message.ts";
 import { deepFreeze } from "../read_only.ts";
-import type { ToolResult } from "../tool.ts";
+import type { FileChange, Tool, ToolResult } from "../tool.ts";
 import { faultText } from "./_fault_text.ts";
 import { decideGates } from "./_gates.ts";
-import { isToolResult } from "../tool.ts";
+import { isFileChange, isToolResult } from "../tool.ts";
 import { runTool } from "./_tool_deadline.ts";
 import type { RunEvent, RunOptions } from "./run_types.ts";
 
@@ -94,17 +94,17 @@ export class ToolCalls {
   }
 
   /**
-   * Runs one call through the whole way over the environment the step resolved at its start;
-   * never throws for a failing tool, gate or action.
+   * Runs one call of step `step` through the whole way over the environment the step resolved
+   * at its start; never throws for a failing tool, gate or action.
    */
-  async call(env: ResolvedExecutionEnv, call: ToolCall): Promise<CallOutcome> {
+  async call(env: ResolvedExecutionEnv, call: ToolCall, step = 0): Promise<CallOutcome> {
     const { runtime } = this.#o;
     const events = runtime.events;
     let args: unknown;
     try {
       args = parseArguments(call.arguments);
     } catch (error) {
-      return this.#report(call, {
+      return this.#report(call, step, {
         ok: false,
         output: "",
         error: `the arguments are not valid JSON: ${describeError(error)}`,
@@ -114,7 +114,7 @@ export class ToolCalls {
       events.has("toolRequested") &&
       !events.publish("toolRequested", { callId: call.id, name: call.name, args })
     ) {
-      return this.#report(call, {
+      return this.#report(call, step, {
         ok: false,
         output: "",
         error: "the call was cancelled by a plugin before it ran",
@@ -122,7 +122,7 @@ export class ToolCalls {
     }
     const entry = env.tools.get(call.name);
     if (entry === undefined) {
-      return this.#report(call, {
+      return this.#report(call, step, {
         ok: false,
         output: "",
         error: `there is no tool '${call.name}'; tools: ${[...env.tools.keys()].join(", ")}`,
@@ -130,11 +130,11 @@ export class ToolCalls {
     }
     const gate = await this.#gates(env, call);
     if (gate.kind === "block") {
-      return this.#report(call, { ok: false, output: "", error: gate.reason }, 0);
+      return this.#report(call, step, { ok: false, output: "", error: gate.reason }, 0);
     }
-    if (gate.kind === "setResult") return this.#report(call, gate.result, 0);
+    if (gate.kind === "setResult") return this.#report(call, step, gate.result, 0);
     if (gate.kind === "schedule") {
-      return this.#schedule(env, call, gate.correlationId, gate.actionKind);
+      return this.#schedule(env, call, step, gate.correlationId, gate.actionKind);
     }
     const tool = entry.tool;
     let summary = call.name;
@@ -162,26 +162,31 @@ export class ToolCalls {
     }
     if (needsApproval) {
       const denied = await this.#approve(
-        call,
-        args,
-        summary,
+        { call, args, summary },
         gate.kind === "requireConfirmation" ? gate : undefined,
+        () => this.#preview(entry.owner, tool, args),
       );
       if (denied !== undefined) {
-        return this.#report(call, { ok: false, output: "", error: denied }, 0);
+        return this.#report(call, step, { ok: false, output: "", error: denied }, 0);
       }
     }
-    this.#emit({ type: "toolStart", call, verb: tool.verb ?? "running", summary });
+    this.#emit({ type: "toolStart", step, call, verb: tool.verb ?? "running", summary });
     const started = performance.now();
     const config = runtime.config();
     const what = `tool '${call.name}' of plugin '${entry.owner}'`;
-    // Progress after the call ended (an abandoned tool still running) would describe nothing.
+    // Progress and output after the call ended (an abandoned tool still running) would belong
+    // to nothing on screen.
     let running = true;
     const progress = (message: string): void => {
-      if (running) this.#emit({ type: "toolProgress", call, message: String(message) });
+      if (running) this.#emit({ type: "toolProgress", step, call, message: String(message) });
+    };
+    const output = (chunk: string): void => {
+      if (!running) return;
+      const text = this.#redactedText(String(chunk));
+      if (text !== "") this.#emit({ type: "toolOutput", step, call, chunk: text });
     };
     const run = await runTool(
-      (signal) => env.executeTool(call.name, args, { signal, progress }),
+      (signal) => env.executeTool(call.name, args, { signal, progress, output }),
       {
         deadlineMs: timeoutFor(config, "tool", entry.owner),
         graceMs: timeoutFor(config, "toolGrace", entry.owner),
@@ -193,7 +198,7 @@ export class ToolCalls {
     if (run.kind !== "settled") {
       runtime.report({ pluginId: entry.owner, where: what, message: run.result.error ?? "" });
     }
-    const outcome = this.#report(call, run.result, performance.now() - started);
+    const outcome = this.#report(call, step, run.result, performance.now() - started);
     if (run.kind !== "abandoned") return outcome;
     return {
       ...outcome,
@@ -224,11 +229,11 @@ export class ToolCalls {
   // correlation id) is put to the user whatever the policy: `auto` does not answer it, nor does an
   // earlier "always"; with no one to ask, or under `deny`, the answer is no.
   async #approve(
-    call: ToolCall,
-    args: unknown,
-    summary: string,
+    asked: { readonly call: ToolCall; readonly args: unknown; readonly summary: string },
     confirmation: { readonly correlationId: string; readonly reason?: string } | undefined,
+    preview: () => Promise<FileChange | undefined>,
   ): Promise<string | undefined> {
+    const { call, args, summary } = asked;
     const policy = this.#o.approval;
     const gateAsked = confirmation !== undefined;
     if (policy === "auto" && !gateAsked) return undefined;
@@ -245,6 +250,7 @@ export class ToolCalls {
         : `'${call.name}' needs approval and there is no one to ask; ` +
           "run in a terminal, or with --approve auto";
     }
+    const change = await preview();
     let answer;
     try {
       answer = await this.#o.ask({
@@ -253,6 +259,7 @@ export class ToolCalls {
         summary,
         ...(confirmation === undefined ? {} : { correlationId: confirmation.correlationId }),
         ...(confirmation?.reason === undefined ? {} : { reason: confirmation.reason }),
+        ...(change === undefined ? {} : { change }),
       });
     } catch (error) {
       return `the approval prompt for '${call.name}' failed: ${describeError(error)}`;
@@ -264,15 +271,16 @@ export class ToolCalls {
   async #schedule(
     env: ResolvedExecutionEnv,
     call: ToolCall,
+    step: number,
     correlationId: string,
     actionKind: string | undefined,
   ): Promise<CallOutcome> {
     if (actionKind === undefined) {
-      return this.#report(call, { ok: true, output: `scheduled as ${correlationId}` }, 0);
+      return this.#report(call, step, { ok: true, output: `scheduled as ${correlationId}` }, 0);
     }
     const action = env.actions.get(actionKind);
     if (action === undefined) {
-      return this.#report(call, {
+      return this.#report(call, step, {
         ok: false,
         output: "",
         error: `a gate scheduled action kind '${actionKind}', which no plugin provides`,
@@ -304,13 +312,13 @@ export class ToolCalls {
     } finally {
       this.#signal.removeEventListener("abort", onCancel);
     }
-    return this.#report(call, result, performance.now() - started);
+    return this.#report(call, step, result, performance.now() - started);
   }
 
-  #report(call: ToolCall, raw: ToolResult, durationMs: number): CallOutcome {
+  #report(call: ToolCall, step: number, raw: ToolResult, durationMs: number): CallOutcome {
     const result = this.#redacted(raw);
     const events = this.#o.runtime.events;
-    this.#emit({ type: "toolEnd", call, result, durationMs });
+    this.#emit({ type: "toolEnd", step, call, result, durationMs });
     if (events.has("toolCompleted")) {
       events.publish("toolCompleted", { callId: call.id, name: call.name, result, durationMs });
     }
@@ -325,8 +333,16 @@ export class ToolCalls {
     try {
       const output = redact(result.output);
       const error = result.error === undefined ? undefined : redact(result.error);
-      if (output === result.output && error === result.error) return result;
-      return { ...result, output, ...(error === undefined ? {} : { error }) };
+      const change = result.change === undefined ? undefined : redactChange(result.change, redact);
+      if (output === result.output && error === result.error && change === result.change) {
+        return result;
+      }
+      return {
+        ...result,
+        output,
+        ...(error === undefined ? {} : { error }),
+        ...(change === undefined ? {} : { change }),
+      };
     } catch (error) {
       return {
         ok: false,
@@ -336,9 +352,60 @@ export class ToolCalls {
     }
   }
 
+  // A chunk of streaming output, redacted; nothing when the redaction fails.
+  #redactedText(text: string): string {
+    const redact = this.#o.redact;
+    if (redact === undefined) return text;
+    try {
+      return redact(text);
+    } catch {
+      return "";
+    }
+  }
+
+  // What the call would change, for the approval question: asked of the tool under the gate
+  // deadline (it runs before the user can answer), checked and redacted. A failure shows no
+  // diff, and the plugin's fault is reported; the question is asked all the same.
+  async #preview(owner: string, tool: Tool, args: unknown): Promise<FileChange | undefined> {
+    const preview = tool.preview;
+    if (preview === undefined) return undefined;
+    const what = `preview of '${tool.name}' of plugin '${owner}'`;
+    const runtime = this.#o.runtime;
+    try {
+      const value: unknown = await withDeadline(
+        () => preview.call(tool, args, { signal: this.#signal }),
+        timeoutFor(runtime.config(), "gate", owner),
+        what,
+      );
+      if (value === undefined) return undefined;
+      if (!isFileChange(value)) {
+        runtime.report({
+          pluginId: owner,
+          where: what,
+          message: "returned something other than a file change",
+        });
+        return undefined;
+      }
+      const redact = this.#o.redact;
+      return redact === undefined ? value : redactChange(value, redact);
+    } catch (error) {
+      runtime.report({ pluginId: owner, where: what, message: faultText(error), error });
+      return undefined;
+    }
+  }
+
   #emit(event: RunEvent): void {
     this.#o.onEvent?.(event);
   }
+}
+
+// The host's redaction over both sides of a change; the same object when nothing was hidden.
+function redactChange(change: FileChange, redact: (text: string) => string): FileChange {
+  const before = redact(change.before);
+  const after = redact(change.after);
+  const path = redact(change.path);
+  if (before === change.before && after === change.after && path === change.path) return change;
+  return { ...change, path, before, after };
 }
 
 function parseArguments(text: string): unknown {

@@ -13,7 +13,7 @@ import type { GateInput, GateOutcome, StateCommand } from "../hooks.ts";
 import type { Message, ToolCall } from "../message.ts";
 import type { CapabilityBoundError } from "../resolution_error.ts";
 import type { PluginRuntime } from "../runtime.ts";
-import type { ToolResult } from "../tool.ts";
+import type { FileChange, ToolResult } from "../tool.ts";
 import type { TokenUsage } from "../usage.ts";
 import type { SessionFile } from "./transcript.ts";
 
@@ -66,6 +66,8 @@ export type RunEvent =
   | { readonly type: "stepStart"; readonly step: number }
   | {
     readonly type: "toolStart";
+    /** The step whose reply asked for the call: ids are unique only within one reply. */
+    readonly step: number;
     readonly call: ToolCall;
     readonly verb: string;
     readonly summary: string;
@@ -73,11 +75,24 @@ export type RunEvent =
   | {
     /** A running tool reported how it is going (`ToolCallContext.progress`). */
     readonly type: "toolProgress";
+    readonly step: number;
     readonly call: ToolCall;
     readonly message: string;
   }
   | {
+    /**
+     * A running tool's output as it comes (`ToolCallContext.output`: a command's stdout and
+     * stderr), redacted like its result; the result still carries the whole output.
+     */
+    readonly type: "toolOutput";
+    readonly step: number;
+    readonly call: ToolCall;
+    readonly chunk: string;
+  }
+  | {
+    /** A call ended: every call gets one, also a denied, blocked or unknown one. */
     readonly type: "toolEnd";
+    readonly step: number;
     readonly call: ToolCall;
     readonly result: ToolResult;
     readonly durationMs: number;
@@ -140,6 +155,8 @@ export interface ApprovalRequest {
   readonly correlationId?: string;
   /** The gate's reason for asking, when it gave one. */
   readonly reason?: string;
+  /** What the call would do to a file, when its tool can say (`Tool.preview`), redacted. */
+  readonly change?: FileChange;
 }
 
 /** Options of `runAgent`. */

@@ -268,6 +268,7 @@ Deno.test("the run printer writes no control character to the terminal", () => {
   text({ type: "text", delta: `ok\r\n${HOSTILE}done` });
   text({
     type: "toolStart",
+    step: 0,
     call: { id: "c1", name: "bash", arguments: "{}" },
     verb: "Run",
     summary: `echo ${HOSTILE}`,
