@@ -10,11 +10,21 @@
 
 import { AmberError, describeError, type Plugin, UnknownPluginError } from "@amber/core";
 import { makeBundledPlugins } from "@amber/plugins";
-import { intOption, parseArgs, UsageError } from "./args.ts";
+import {
+  commandWord,
+  intOption,
+  parseArgs,
+  type ParsedArgs,
+  suggestOption,
+  UnknownOptionError,
+  UsageError,
+} from "./args.ts";
 import type { CliCommand, CommandContext, Io } from "./command.ts";
 import { ConfigFileError } from "./config_file.ts";
+import { didYouMean } from "./did_you_mean.ts";
 import { type Host, openHost } from "./host.ts";
 import { loadModule } from "./lazy_modules.ts";
+import { outsideSession } from "./outside_session.ts";
 import { plainText } from "./plain_text.ts";
 import { UnknownProviderError } from "./provider_settings.ts";
 import { terminalWidth } from "./text_table.ts";
@@ -61,6 +71,7 @@ const PROVIDER_OPTIONS = ["provider", "model", "base-url"];
 export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "demo",
+    flags: ["interactive"],
     load: async () =>
       (await loadModule<typeof import("./commands/demo.ts")>("./commands/demo.ts")).demoCommand,
   },
@@ -157,8 +168,11 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
 ];
 
-const GLOBAL_OPTIONS = ["config-dir", "workspace", "effort"];
+// Every command takes these (the provider options choose what `status`, `doctor`... describe).
+const GLOBAL_OPTIONS = ["config-dir", "workspace", "effort", ...PROVIDER_OPTIONS];
 const GLOBAL_FLAGS = ["version", "help"];
+// The interactive session's own, with no command word.
+const SESSION_OPTIONS = ["approve", "resume"];
 
 // The help is the one place that needs every command's module.
 async function usage(): Promise<string> {
@@ -173,7 +187,60 @@ commands:
 ${commands.map((command) => command.usage).join("\n")}
 
 options:
-  --config-dir DIR                the config directory (else $AMBER_CONFIG_DIR,
+${GLOBAL_HELP}`;
+}
+
+// One command's help: its own lines, then the options every command takes.
+async function commandUsage(entry: CommandEntry): Promise<string> {
+  const command = await entry.load();
+  return `usage: amber ${entry.name} [options]
+
+${command.usage}
+
+options of every command:
+${GLOBAL_HELP}`;
+}
+
+// The command line for one command (or, with none, the interactive session): only the options
+// it takes. A mistyped one is named with the closest of those and the list of them.
+function parseFor(args: readonly string[], entry: CommandEntry | undefined): ParsedArgs {
+  const own = entry === undefined ? SESSION_OPTIONS : entry.options ?? [];
+  const ownFlags = entry?.flags ?? [];
+  const valued = [...new Set([...GLOBAL_OPTIONS, ...own])];
+  const flags = [...new Set([...GLOBAL_FLAGS, ...ownFlags])];
+  try {
+    return parseArgs(args, valued, flags);
+  } catch (error) {
+    if (!(error instanceof UnknownOptionError)) throw error;
+    const what = entry === undefined ? "the interactive session" : entry.name;
+    const mine = [
+      ...own.filter((o) => !GLOBAL_OPTIONS.includes(o)).map((o) => `--${o} <value>`),
+      ...ownFlags.map((f) => `--${f}`),
+    ];
+    const every = [...GLOBAL_OPTIONS, ...GLOBAL_FLAGS].map((o) => `--${o}`).join(", ");
+    const takes = mine.length > 0 ? `${what} takes ${mine.join(", ")}; ` : "";
+    const hint = suggestOption(error.option, [...valued, ...flags]);
+    throw new UsageError(
+      `unknown option '--${error.option}' for ${what}${hint}; ${takes}every command takes ${every}`,
+    );
+  }
+}
+
+// A workspace that is not there is a typo, not a place to create files in.
+async function checkWorkspace(dir: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(dir);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new UsageError(`--workspace ${dir}: no such directory`);
+    }
+    throw error;
+  }
+  if (!info.isDirectory) throw new UsageError(`--workspace ${dir}: not a directory`);
+}
+
+const GLOBAL_HELP = `  --config-dir DIR                the config directory (else $AMBER_CONFIG_DIR,
                                   $XDG_CONFIG_HOME/amber, ~/.config/amber)
   --workspace DIR                 the workspace (else the directory amber started in)
   --provider NAME                 the provider preset (else provider in config.yaml, else openai)
@@ -184,8 +251,7 @@ options:
   --effort LEVEL                  the reasoning effort asked of the model (else
                                   reasoningEffort in config.yaml)
   --version                       the version
-  --help                          this text`;
-}
+  --help                          this text (with a command: that command's)`;
 
 /**
  * Runs the CLI on `args` and returns the exit code.
@@ -207,16 +273,36 @@ export async function main(
 ): Promise<number> {
   let host: Promise<Host> | undefined;
   try {
-    const parsed = parseArgs(
-      args,
-      [...new Set([...GLOBAL_OPTIONS, ...COMMANDS.flatMap((c) => c.options ?? [])])],
-      [...new Set([...GLOBAL_FLAGS, ...COMMANDS.flatMap((c) => c.flags ?? [])])],
-    );
+    // Which command it is decides which options there are, and so how the line splits.
+    const first = commandWord(args, GLOBAL_OPTIONS);
+    const named = COMMANDS.find((c) => c.name === first);
+    if (first !== undefined && first !== "help" && named === undefined) {
+      throw new UsageError(
+        `unknown command '${first}'${didYouMean(first, COMMANDS.map((c) => c.name))}; ` +
+          `commands: ${COMMANDS.map((c) => c.name).join(", ")}`,
+      );
+    }
+    const parsed = parseFor(args, named);
     if (parsed.switches.has("version")) {
       io.out(`amber ${VERSION}`);
       return 0;
     }
     const [name, ...words] = parsed.words;
+    if (name === "help" && words.length > 0) {
+      const about = COMMANDS.find((c) => c.name === words[0]);
+      if (about === undefined) {
+        throw new UsageError(
+          `no command '${words[0]}'${didYouMean(words[0], COMMANDS.map((c) => c.name))}; ` +
+            `commands: ${COMMANDS.map((c) => c.name).join(", ")}`,
+        );
+      }
+      io.out(await commandUsage(about));
+      return 0;
+    }
+    if (named !== undefined && parsed.switches.has("help")) {
+      io.out(await commandUsage(named));
+      return 0;
+    }
     // No command in a terminal: the interactive session. Without one, the usage as before.
     const interactive = name === undefined && !parsed.switches.has("help") &&
       Deno.stdin.isTerminal() && Deno.stdout.isTerminal();
@@ -224,15 +310,12 @@ export async function main(
       io.out(await usage());
       return name === undefined && !parsed.switches.has("help") ? 2 : 0;
     }
-    const entry = COMMANDS.find((c) => c.name === name);
-    if (entry === undefined && !interactive) {
-      throw new UsageError(
-        `unknown command '${name}'; commands: ${COMMANDS.map((c) => c.name).join(", ")}`,
-      );
-    }
+    const entry = named;
     const plugins = options.plugins ?? makeBundledPlugins;
     const configDir = parsed.options.get("config-dir");
-    const workspace = parsed.options.get("workspace") ?? Deno.env.get("INIT_CWD") ?? Deno.cwd();
+    const given = parsed.options.get("workspace");
+    if (given !== undefined) await checkWorkspace(given);
+    const workspace = given ?? Deno.env.get("INIT_CWD") ?? Deno.cwd();
     const context: CommandContext = {
       words,
       parsed,
@@ -249,6 +332,8 @@ export async function main(
       },
       host: (extras) =>
         host ??= openHost({
+          // A session brings its own; any other command lists `task` as a session has it.
+          subagents: outsideSession,
           ...extras,
           plugins: plugins(),
           configDir,
@@ -270,11 +355,22 @@ export async function main(
   } catch (error) {
     // Whoever read the output went away (`amber plugins list | head -1`): nothing to tell them.
     if (error instanceof Deno.errors.BrokenPipe) return 141;
-    if (
-      error instanceof UsageError || error instanceof UnknownPluginError ||
-      error instanceof UnknownProviderError
-    ) {
+    if (error instanceof UsageError) {
       io.err(`amber: ${error.message}`);
+      return 2;
+    }
+    // The guess goes before the list: the list can be long.
+    if (error instanceof UnknownPluginError) {
+      const guess = didYouMean(error.pluginId, error.known);
+      const known = error.known.join(", ");
+      io.err(`amber: unknown plugin '${error.pluginId}'${guess}; known plugins: ${known}`);
+      return 2;
+    }
+    if (error instanceof UnknownProviderError) {
+      const guess = didYouMean(error.provider, error.known);
+      io.err(
+        `amber: unknown provider '${error.provider}'${guess}; presets: ${error.known.join(", ")}`,
+      );
       return 2;
     }
     // Our own errors already say what and where; anything else keeps its class name.

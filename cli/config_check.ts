@@ -1,15 +1,31 @@
 /**
  * `amber config check`: everything that would keep the harness from starting as configured,
  * listed at once. YAML syntax with line and column, each plugin section against its schema,
- * sections for plugins that do not exist, the dependency graph, and a dry-run activation for the
- * bounds and duplicate ids, through the same code the runtime activates with.
+ * sections for plugins that do not exist, the dependency graph, a dry-run activation for the
+ * bounds and duplicate ids, through the same code the runtime activates with, and the provider
+ * and base URL resolved as a session resolves them (the key is not looked at: it is not in the
+ * file).
  *
  * @module
  */
 
-import { decodePluginConfig, type Plugin, PluginRuntime } from "@amber/core";
+import {
+  type AmberConfig,
+  decodePluginConfig,
+  type Plugin,
+  PluginRuntime,
+  type Registries,
+} from "@amber/core";
 import { createRegistries } from "@amber/registries";
 import { readConfigFile } from "./config_file.ts";
+import { coreContributions, coreServices, installCore } from "./core_contributions.ts";
+import { readWorkspacePermissions } from "./permission_rules.ts";
+import { didYouMean } from "./did_you_mean.ts";
+import {
+  ProviderSettingsError,
+  resolveProvider,
+  UnknownProviderError,
+} from "./provider_settings.ts";
 
 /** What the check found. */
 export interface ConfigCheck {
@@ -22,7 +38,8 @@ export interface ConfigCheck {
 }
 
 /**
- * Checks the configuration in `dir` for `plugins` without changing anything on disk.
+ * Checks the configuration in `dir` for `plugins` without changing anything on disk; with
+ * `workspace`, also the workspace's `.amber/permissions.yaml`.
  *
  * @example
  * ```ts
@@ -37,9 +54,18 @@ export interface ConfigCheck {
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export async function checkConfig(dir: string, plugins: readonly Plugin[]): Promise<ConfigCheck> {
+export async function checkConfig(
+  dir: string,
+  plugins: readonly Plugin[],
+  workspace?: string,
+): Promise<ConfigCheck> {
   const read = await readConfigFile(dir);
   const problems: string[] = read.problems.map((problem) => problem.message);
+  // The workspace's permission rules are configuration too, though not the user's file.
+  if (workspace !== undefined) {
+    const local = await readWorkspacePermissions(workspace);
+    for (const problem of local.problems) problems.push(problem.message);
+  }
   const ids = new Set(plugins.map((plugin) => plugin.id));
   for (const id of Object.keys(read.config.plugins)) {
     if (!ids.has(id)) {
@@ -60,16 +86,23 @@ export async function checkConfig(dir: string, plugins: readonly Plugin[]): Prom
     }
   }
 
+  const registries = createRegistries();
   const runtime = new PluginRuntime({
-    registries: createRegistries(),
+    registries,
     configDir: dir,
     config: read.config,
     onDiagnostic: (d) => {
       if (d.where === "plugin.conf") problems.push(`plugin '${d.pluginId}': ${d.message}`);
     },
   });
+  // Core's own contributions first, as the host installs them: the shared `openai` flavor
+  // most presets speak is core's, not a plugin's.
+  const core = coreServices(runtime, workspace ?? dir, {});
+  installCore(registries, core, coreContributions(runtime).first, true);
   for (const plugin of plugins) runtime.register(plugin);
   await runtime.start();
+  const providerProblem = checkProvider(read.config, registries, runtime, read.locate);
+  if (providerProblem !== undefined) problems.push(providerProblem);
   const active: string[] = [];
   for (const view of runtime.list()) {
     const state = view.state;
@@ -85,4 +118,25 @@ export async function checkConfig(dir: string, plugins: readonly Plugin[]): Prom
   }
   await runtime.stop();
   return { problems, active, plugins: plugins.length };
+}
+
+// What a session would make of `provider:` and `baseUrl:`, said where the file says it.
+function checkProvider(
+  config: AmberConfig,
+  registries: Registries,
+  runtime: PluginRuntime,
+  locate: (keys: readonly string[]) => string,
+): string | undefined {
+  try {
+    resolveProvider({ config, registries, runtime }, {}, () => undefined);
+    return undefined;
+  } catch (error) {
+    const where = locate([error instanceof ProviderSettingsError ? "baseUrl" : "provider"]);
+    if (error instanceof UnknownProviderError) {
+      const known = error.known.join(", ") || "none";
+      return `${where}: provider: no preset '${error.provider}'` +
+        `${didYouMean(error.provider, error.known)}; presets: ${known}`;
+    }
+    return `${where}: ${error instanceof Error ? error.message : String(error)}`;
+  }
 }

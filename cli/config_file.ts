@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type AmberConfig, type ApprovalPolicy, SEAMS } from "@amber/core";
+import { type AmberConfig, type ApprovalPolicy, parsePermissions, SEAMS } from "@amber/core";
 import { join } from "node:path";
 import { loadModule } from "./lazy_modules.ts";
 
@@ -32,6 +32,7 @@ const KNOWN_FIELDS: readonly string[] = [
   "mcp",
   "models",
   "compaction",
+  "permissions",
 ];
 const APPROVALS: readonly ApprovalPolicy[] = ["ask", "auto", "deny"];
 
@@ -65,7 +66,7 @@ export interface ConfigRead {
  * await Deno.writeTextFile(`${dir}/config.yaml`, "model: 42\nmodle: gpt\n");
  * const read = await readConfigFile(dir);
  * assert.deepEqual(read.problems.map((p) => p.message.slice(dir.length + 1)), [
- *   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp, models, compaction)",
+ *   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp, models, compaction, permissions)",
  *   "config.yaml:1:8: model: expected a string, found number 42",
  * ]);
  * await Deno.remove(dir, { recursive: true });
@@ -158,6 +159,12 @@ export async function readConfigFile(dir: string): Promise<ConfigRead> {
   }
   checkLimits(record, (keys, detail) => problem(locate(keys), detail));
   checkModels(record, (keys, detail) => problem(locate(keys), detail));
+  if (record.permissions !== undefined) {
+    // Each malformed rule is named with its line; the rules that parse are kept.
+    const parsed = parsePermissions(record.permissions, "config.yaml");
+    for (const entry of parsed.problems) problem(locate(entry.keys), entry.message);
+    record.permissions = parsed.config;
+  }
   if (record.mcp !== undefined) {
     const mcp = await checkMcp(record.mcp, (keys, detail, server) => {
       problem(locate(keys), detail);

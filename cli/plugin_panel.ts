@@ -1,9 +1,11 @@
 /**
- * The `plugins` panel: the plugin console, where ↑↓ select a plugin and Enter switches it on or
- * off. Switching one off first shows the runtime's disable plan (the plugins that would go, in
- * order, and every contribution each would remove) and waits for `y`; the switch then carries
- * out that same plan. If the plan changed in the meantime, the new one is shown and asked about
- * instead.
+ * The `plugins` panel: the plugin console, where ↑↓ select a plugin and Enter (or Space)
+ * switches it on or off. Above the list, the selected plugin's contributions (its tools,
+ * commands, prompt blocks, status segments, panels, presets..., by id), what it requires and
+ * the plugins that require it. Switching one off first shows the runtime's disable plan (the
+ * plugins that would go, in order, its dependents first, and every contribution each would
+ * remove) and waits for `y`; the switch then carries out that same plan. If the plan changed in
+ * the meantime, the new one is shown and asked about instead.
  *
  * @module
  */
@@ -17,7 +19,9 @@ import type {
 } from "@amber/core";
 import { truncateToCells } from "@amber/core/cells";
 import {
+  describeContributions,
   describeDisablePlan,
+  describeRequires,
   describeState,
   groupByCategory,
   pluginConsoleLines,
@@ -56,7 +60,12 @@ interface PanelState {
  * await runtime.start();
  * const panel = pluginConsolePanel(runtime);
  * assert.equal(panel.onKey!("down"), true);
- * assert.equal(panel.onKey!("enter"), true);
+ * assert.deepEqual(panel.lines(80).slice(0, 3), [
+ *   "↑↓ select · Enter switch style off",
+ *   "style (Style 1.0.0, active) · contributes 1 prompt",
+ *   "  prompt: brief",
+ * ]);
+ * assert.equal(panel.onKey!(" "), true, "Space switches too");
  * assert.deepEqual(panel.lines(80), [
  *   "Switch off style?",
  *   "",
@@ -127,9 +136,62 @@ function panelLines(runtime: PluginRuntime, state: PanelState, width: number): s
   return [
     truncateToCells(header, width),
     ...(state.message !== undefined ? [truncateToCells(state.message, width)] : []),
+    ...pluginDetails(selected, views).map((line) => truncateToCells(line, width)),
     "",
     ...list,
   ];
+}
+
+/**
+ * What the console says of the selected plugin: its name, version and state, its contributions
+ * counted, what it requires and the (switched on) plugins that require it, when there are any; then a line per kind of
+ * contribution with the ids it installed (tool names, command roots, panel ids...).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { pluginDetails } from "./plugin_panel.ts";
+ * const view = (id: string, requires: Record<string, string> | undefined, ids: string[]) =>
+ *   ({
+ *     plugin: { id, name: id.toUpperCase(), version: "1.0.0", requires },
+ *     state: { status: "active" },
+ *     on: true,
+ *     contributions: ids.map((name) => ({ kind: "tool", name, ids: [name] })),
+ *   }) as never;
+ * const base = view("base", undefined, ["read", "write"]);
+ * const app = view("app", { base: "*" }, []);
+ * assert.deepEqual(pluginDetails(base, [base, app]), [
+ *   "base (BASE 1.0.0, active) · contributes 2 tools · required by app",
+ *   "  tool: read, write",
+ * ]);
+ * assert.equal(pluginDetails(app, [base, app])[0], "app (APP 1.0.0, active) · contributes nothing · requires base *");
+ * ```
+ */
+export function pluginDetails(
+  view: PluginRecordView,
+  views: readonly PluginRecordView[],
+): string[] {
+  const { plugin } = view;
+  const dependents = views.filter((other) =>
+    other.on && Object.hasOwn(other.plugin.requires ?? {}, plugin.id)
+  ).map((other) => other.plugin.id);
+  const parts = [
+    `${plugin.id} (${plugin.name} ${plugin.version}, ${describeState(view.state)})`,
+    `contributes ${describeContributions(view.contributions)}`,
+  ];
+  if (Object.keys(plugin.requires ?? {}).length > 0) {
+    parts.push(`requires ${describeRequires(plugin)}`);
+  }
+  if (dependents.length > 0) parts.push(`required by ${dependents.join(", ")}`);
+  const lines = [parts.join(" · ")];
+  const byKind = new Map<string, string[]>();
+  for (const contribution of view.contributions) {
+    const ids = byKind.get(contribution.kind) ?? [];
+    ids.push(...(contribution.ids.length > 0 ? contribution.ids : [contribution.name]));
+    byKind.set(contribution.kind, ids);
+  }
+  for (const [kind, ids] of byKind) lines.push(`  ${kind}: ${ids.join(", ")}`);
+  return lines;
 }
 
 function panelKey(runtime: PluginRuntime, state: PanelState, key: string): boolean {
@@ -152,7 +214,8 @@ function panelKey(runtime: PluginRuntime, state: PanelState, key: string): boole
     state.message = undefined;
     return true;
   }
-  if (key !== "enter" || state.selected === undefined || state.busy) return false;
+  const toggle = key === "enter" || key === " " || key === "space";
+  if (!toggle || state.selected === undefined || state.busy) return false;
   const id = state.selected;
   if (runtime.info(id).on) {
     state.asking = runtime.planDisable(id, { cascade: true });

@@ -6,6 +6,7 @@
 
 import { join } from "node:path";
 import type { ModelOverride } from "./model_info.ts";
+import type { PermissionsConfig } from "./permissions.ts";
 
 /** The approval policy for tools that need approval. */
 export type ApprovalPolicy = "ask" | "auto" | "deny";
@@ -57,6 +58,8 @@ export interface AmberConfig {
   readonly models?: { readonly [model: string]: ModelOverride };
   /** When and how the conversation is compacted. */
   readonly compaction?: CompactionConfig;
+  /** The user's permission rules: calls allowed, asked about or denied by tool and argument. */
+  readonly permissions?: PermissionsConfig;
 }
 
 /** The `compaction` section of `config.yaml`. */

@@ -297,6 +297,24 @@ export {
   pluginShapeProblem,
 } from "./plugin_module.ts";
 export { type DecodedSection, decodePluginConfig } from "./plugin_config.ts";
+export {
+  COMMAND_RULE_TOOLS,
+  type ParsedPermissions,
+  parsePermissionRule,
+  parsePermissions,
+  PATH_RULE_TOOLS,
+  type PermissionCall,
+  type PermissionEffect,
+  PERMISSION_EFFECTS,
+  type PermissionEntry,
+  type PermissionPlaces,
+  type PermissionProblem,
+  type PermissionRule,
+  PermissionRuleError,
+  PermissionRules,
+  type PermissionsConfig,
+  type PermissionVerdict,
+} from "./permissions.ts";
 
 // Errors.
 export {

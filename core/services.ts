@@ -54,6 +54,11 @@ export interface TodoService {
   list(): readonly TodoItem[];
   /** Replaces the list. */
   write(items: readonly TodoItem[]): void;
+  /**
+   * Calls `listener` with the new list after every `write`; returns what stops it. Optional: a
+   * front end showing the list live (the interactive session's todo panel) uses it when there.
+   */
+  subscribe?(listener: (items: readonly TodoItem[]) => void): () => void;
 }
 
 /** The host's sub-agents. */

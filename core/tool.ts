@@ -104,6 +104,11 @@ export interface FileChange {
   readonly after: string;
   /** Set when the file lies outside the workspace. */
   readonly outside?: boolean;
+  /**
+   * Set when `before` and `after` are only the changed region, not the whole file (a change
+   * rebuilt from a call's arguments, when its result is gone): its line numbers are unknown.
+   */
+  readonly excerpt?: boolean;
 }
 
 /**

@@ -34,9 +34,29 @@ export function errorLine(parts: ErrorParts): string {
 
 /**
  * `<status>: <body>` for a body that held no error object (`empty response body` for none), the
- * body alone without a status. `body` is shown as given: the dialect clips it.
+ * body alone without a status. `body` is shown as given (the dialect clips it), except an HTML
+ * page (a proxy's or a load balancer's error page), which is reduced to its `<title>`.
  */
 export function bodyLine(status: number | undefined, body: string): string {
-  const what = body.length > 0 ? body : "empty response body";
+  const what = body.length > 0 ? htmlTitle(body) ?? body : "empty response body";
   return status === undefined ? what : `${status}: ${what}`;
+}
+
+const HTML_START = /^\s*(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>])/i;
+const TITLE = /<title[^>]*>([\s\S]*?)(?:<\/title>|$)/i;
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" };
+
+/**
+ * What an HTML page says of itself, `<title> (an HTML page)`, or `an HTML page` without a
+ * title; `undefined` for a body that is not HTML. Its markup, styles and scripts say nothing
+ * a user can act on, and fill the screen.
+ */
+export function htmlTitle(body: string): string | undefined {
+  if (!HTML_START.test(body)) return undefined;
+  const raw = TITLE.exec(body)?.[1] ?? "";
+  const title = oneLine(
+    raw.replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ENTITIES[name]),
+    120,
+  );
+  return title.length > 0 ? `${title} (an HTML page)` : "an HTML page";
 }

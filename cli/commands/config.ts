@@ -24,7 +24,7 @@ async function config(context: CommandContext): Promise<number> {
     throw new UsageError("usage: amber config check");
   }
   const configDirectory = dir ?? configDir(Deno.env.toObject());
-  const check = await checkConfig(configDirectory, plugins);
+  const check = await checkConfig(configDirectory, plugins, context.workspace);
   if (check.problems.length === 0) {
     io.out(
       `${configDirectory}: no problems; ${check.active.length} of ${check.plugins} plugins active`,

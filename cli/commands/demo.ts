@@ -3,46 +3,80 @@
  * amber's fake provider on 127.0.0.1, with a scripted exchange in a temporary workspace: the
  * model reads a file, searches, edits, and answers. No key, no network; it says so.
  *
+ * `amber demo --interactive` opens the interactive session there instead: whatever the user
+ * types, the scripted model answers with its next turn (see `demo_script.ts`), so the keys,
+ * approvals, diffs, the todo list and plugin switches can be tried without a key. The hello
+ * plugin, off everywhere else, is switched on in the demo's own config directory.
+ *
  * @module
  */
 
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import { openHost } from "../host.ts";
 import { AgentSession, describeEnd } from "../session/mod.ts";
+import { DEMO_FILES, DEMO_KEY } from "./demo_script.ts";
 import { runPrinter } from "./run_printer.ts";
 
 /** `amber demo`. */
 export const demoCommand: CliCommand = {
   name: "demo",
-  usage: `  demo                            a scripted session against amber's fake provider on
-                                  127.0.0.1 in a temporary workspace (no key, no network)`,
+  usage: `  demo [--interactive]            a scripted session against amber's fake provider on
+                                  127.0.0.1 in a temporary workspace (no key, no network);
+                                  --interactive: in the interactive session, to try its keys`,
+  flags: ["interactive"],
   run: demo,
 };
 
-const DEMO_KEY = "sk-amber-demo-0f3c9e7a51b2";
 const PROMPT = "The greeting in this project has a typo. Fix it and tell me what you changed.";
 
-async function demo(context: CommandContext): Promise<number> {
-  if (context.words.length > 0) throw new UsageError("demo takes no arguments");
-  const { io } = context;
-  // The fake provider is only needed here, so it is loaded only here.
-  const { FakeProvider, openaiEncoder } = await import("@amber/providers/testing");
+/** The demo's scratch directory: the workspace and the config directory, kept afterwards. */
+export interface DemoPlace {
+  /** Holds both. */
+  readonly root: string;
+  /** The workspace, with {@linkcode DEMO_FILES} in it. */
+  readonly workspace: string;
+  /** amber's config directory for the demo (its sessions, its plugin states). */
+  readonly configDir: string;
+}
+
+/**
+ * Makes a new temporary directory with the demo's workspace (its files written) and an empty
+ * config directory.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { makeDemoPlace } from "./demo.ts";
+ * const place = await makeDemoPlace();
+ * assert.match(await Deno.readTextFile(`${place.workspace}/src/greet.ts`), /Helo, /);
+ * await Deno.remove(place.root, { recursive: true });
+ * ```
+ */
+export async function makeDemoPlace(): Promise<DemoPlace> {
   const root = await Deno.makeTempDir({ prefix: "amber-demo-" });
   const workspace = join(root, "workspace");
   const configDir = join(root, "config");
-  await Deno.mkdir(join(workspace, "src"), { recursive: true });
-  await Deno.writeTextFile(
-    join(workspace, "README.md"),
-    "# greeter\n\nPrints a greeting: `deno run src/greet.ts amber` prints `Hello, amber!`.\n",
-  );
-  await Deno.writeTextFile(
-    join(workspace, "src", "greet.ts"),
-    "export function greet(name: string): string {\n  return `Helo, ${name}!`;\n}\n\n" +
-      'if (import.meta.main) console.log(greet(Deno.args[0] ?? "world"));\n',
-  );
-  await Deno.writeTextFile(join(workspace, "AGENTS.md"), "Keep changes minimal.\n");
+  await Deno.mkdir(configDir, { recursive: true });
+  for (const [path, text] of Object.entries(DEMO_FILES)) {
+    const file = join(workspace, path);
+    await Deno.mkdir(dirname(file), { recursive: true });
+    await Deno.writeTextFile(file, text);
+  }
+  return { root, workspace, configDir };
+}
+
+async function demo(context: CommandContext): Promise<number> {
+  if (context.words.length > 0) throw new UsageError("demo takes no arguments");
+  if (context.parsed.switches.has("interactive")) {
+    const { runInteractiveDemo } = await import("./demo_interactive.ts");
+    return await runInteractiveDemo(context);
+  }
+  const { io } = context;
+  // The fake provider is only needed here, so it is loaded only here.
+  const { FakeProvider, openaiEncoder } = await import("@amber/providers/testing");
+  const { root, workspace, configDir } = await makeDemoPlace();
 
   await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
   server.script(
@@ -89,6 +123,8 @@ async function demo(context: CommandContext): Promise<number> {
     maxSteps: 10,
   });
   const host = session.host;
+  // Off everywhere else (real models are not offered its tool); on in the demo's own config.
+  await host.runtime.setState("hello", true);
   try {
     session.subscribe(runPrinter(io, false));
     io.err(`you: ${PROMPT}\n`);

@@ -10,6 +10,7 @@
 import type { AmberConfig, ModelInfo } from "@amber/core";
 import { modelCatalog, resolveModelInfo } from "@amber/providers/model-catalog";
 import { ProviderClient, ProviderError } from "@amber/providers/client";
+import { explainRejectedKey, keySourceOf } from "../rejected_key.ts";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import type { ResolvedProvider } from "../provider_settings.ts";
@@ -81,9 +82,11 @@ async function catalogReport(
     });
     try {
       listed = await client.listModelFacts();
-    } catch (error) {
-      if (!snapshotShown || !(error instanceof ProviderError)) throw error;
-      warnings.push(`${error.message}; the snapshot's figures are shown`);
+    } catch (caught) {
+      // A refused key names its variable, also when the snapshot is shown instead.
+      const error = explainRejectedKey(caught, keySourceOf(resolved));
+      if (!snapshotShown || !(caught instanceof ProviderError)) throw error;
+      warnings.push(`${(error as Error).message}; the snapshot's figures are shown`);
     }
   } else {
     const why = resolved.keyEnv === undefined

@@ -6,20 +6,49 @@
 
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
+import type { Host } from "../host.ts";
+import { accountSettings, type ProviderOverrides } from "../provider_settings.ts";
+import { resolveProviderFor } from "../session/provider.ts";
+
+// How long `amber status` waits for the account's balance and quota before drawing without
+// them (`-`): a bar that hangs on a slow billing endpoint is worse than one that says unknown.
+const ACCOUNT_WAIT_MS = 5_000;
 
 /** `amber status`. */
 export const statusCommand: CliCommand = {
   name: "status",
-  usage: `  status [--width N]              the status bar`,
+  usage: `  status [--width N]              the status bar, with the account's balance and quota
+                                  windows as the interactive session shows them (- unknown)`,
   options: ["width"],
   async run(context: CommandContext): Promise<number> {
     if (context.words.length > 0) throw new UsageError("status takes no arguments");
     const host = await context.host();
+    await refreshAccount(host, context.overrides);
     const bar = host.registries.status.compose(context.width, host.snapshot(context.overrides));
     context.io.out(bar.text);
     return 0;
   },
 };
+
+// The interactive bar fetches the balance when it opens and learns the quota from responses;
+// a one-shot command has no responses, so it asks for both, as `amber wallet` does. A provider
+// that cannot be resolved has no account to show: the bar says nothing of it either.
+async function refreshAccount(host: Host, overrides: ProviderOverrides): Promise<void> {
+  const resolution = resolveProviderFor(host, overrides);
+  if (!resolution.ok) return;
+  const request = accountSettings(resolution.resolved);
+  const { wallet, allowance } = host.registries;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<void>((resolve) => timer = setTimeout(resolve, ACCOUNT_WAIT_MS));
+  try {
+    await Promise.race([
+      Promise.allSettled([wallet.refresh(request), allowance.refresh(request)]),
+      deadline,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** `amber panel`. */
 export const panelCommand: CliCommand = {

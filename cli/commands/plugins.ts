@@ -7,6 +7,7 @@
 import { loadModule } from "../lazy_modules.ts";
 import { PluginCategory, PluginDependentsError, type PluginRecordView } from "@amber/core";
 import { UsageError } from "../args.ts";
+import { didYouMean } from "../did_you_mean.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import { type Host, MCP_WAIT_MS } from "../host.ts";
 import { readPluginLock } from "../plugin_lock.ts";
@@ -94,7 +95,9 @@ async function plugins(context: CommandContext): Promise<number> {
     return 0;
   }
   if (!verbs.includes(verb)) {
-    throw new UsageError(`unknown plugins command '${verb}'; commands: ${verbs.join(", ")}`);
+    throw new UsageError(
+      `unknown plugins command '${verb}'${didYouMean(verb, verbs)}; commands: ${verbs.join(", ")}`,
+    );
   }
   if (verb === "graph") {
     if (id !== undefined) throw new UsageError("plugins graph takes no arguments");

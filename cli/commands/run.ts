@@ -1,7 +1,9 @@
 /**
  * `amber run "<prompt>"`: one agent turn in the terminal, headless. The answer streams to
  * stdout, tool activity to stderr; `--json` writes the event stream as JSON lines. Ctrl-C
- * cancels the turn (the transcript keeps every committed step); a second Ctrl-C exits at once.
+ * cancels the turn (the transcript keeps every committed step) and amber exits as soon as the
+ * cancelled step is committed; a second Ctrl-C exits at once. SIGINTs that arrive together (one
+ * Ctrl-C that reached amber twice, from the terminal and again through `deno task`) are one.
  * SIGTERM and SIGHUP cancel the same way and exit 143 and 129. However the turn ends (an
  * error, a second signal, another handler's exit), the session's id is said on stderr once the
  * session file exists, so `--resume` can pick up the prompt.
@@ -16,11 +18,14 @@ import type { CliCommand, CommandContext, Io } from "../command.ts";
 import { dispatchWithin } from "../command_deadline.ts";
 import type { Host } from "../host.ts";
 import { isMcpLog } from "../mcp_logs.ts";
+import { InterruptPresses } from "../interrupt_presses.ts";
 import { AgentSession, describeEnd, dollars, exitCodeOf, HeldDiagnostics } from "../session/mod.ts";
 import { sanitizeText } from "../tui/lines.ts";
 import { runPrinter } from "./run_printer.ts";
 
 const APPROVALS: readonly ApprovalPolicy[] = ["ask", "auto", "deny"];
+// The most lines of a diff shown above an approval question; the rest is counted.
+const RUN_DIFF_LINES = 200;
 
 // Signals that end a headless run the way Ctrl-C does, with the shell's exit code for each.
 const STOPPING: readonly (readonly [Deno.Signal, number])[] = [["SIGTERM", 143], ["SIGHUP", 129]];
@@ -90,6 +95,7 @@ async function run(context: CommandContext): Promise<number> {
     throw error;
   }
   diagnostics.release((text) => session.redact(text));
+  for (const text of session.notices) io.err(sanitizeText(`amber: ${text}`));
   const { host } = session;
   session.ready();
   const terminal = Deno.stdin.isTerminal() && Deno.stderr.isTerminal() && !json;
@@ -100,14 +106,15 @@ async function run(context: CommandContext): Promise<number> {
     // --json said it first, as its `session` event.
     if (announced || json || id === undefined) return;
     announced = true;
-    io.err(`amber: session ${id} (continue with --resume ${id})`);
+    io.err(`amber: session ${id} (continue with: amber run --resume ${id} "<prompt>")`);
   };
   // Deno.exit (a second Ctrl-C, a signal handler) skips `finally`, but not this.
   const onUnload = () => announce();
   globalThis.addEventListener("unload", onUnload);
-  let interrupts = 0;
+  const presses = new InterruptPresses();
   const onInterrupt = () => {
-    if (++interrupts > 1) Deno.exit(130);
+    if (!presses.signal()) return;
+    if (presses.count > 1) Deno.exit(130);
     io.err("\namber: cancelling (Ctrl-C again to quit at once)");
     controller.abort();
   };
@@ -148,14 +155,22 @@ async function run(context: CommandContext): Promise<number> {
     const result = await session.turn(expanded ?? prompt, {
       signal: controller.signal,
       ask: terminal
-        ? (request) =>
-          askInTerminal(
+        ? async (request) => {
+          // What an edit or a write would do, as a diff above the question (already redacted).
+          if (request.change !== undefined) {
+            const { formatChange } = await import("../tui/diff_view.ts");
+            const color = (Deno.env.get("NO_COLOR") ?? "") === "";
+            const diff = formatChange(request.change, context.width, color, RUN_DIFF_LINES);
+            io.err(`\n${diff.slice(0, -1)}`);
+          }
+          return askInTerminal(
             io,
             sanitizeText(session.redact(request.summary)),
             request.correlationId === undefined
               ? undefined
               : sanitizeText(session.redact(request.reason ?? "a tool gate asks to confirm")),
-          )
+          );
+        }
         : undefined,
     });
     const cause = result.cause;
@@ -179,10 +194,16 @@ async function run(context: CommandContext): Promise<number> {
     }
     const account = session.account()!;
     if (Deno.stderr.isTerminal() && !json) {
-      await Promise.race([
-        host.registries.wallet.refresh(account),
-        new Promise((resolve) => setTimeout(resolve, 2000)),
-      ]);
+      // The bar shows the wallet after the turn's spending, worth a short wait; not after a
+      // cancel or a signal, when the user asked to get out (the bar then shows the last known).
+      if (!controller.signal.aborted) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          host.registries.wallet.refresh(account),
+          new Promise((resolve) => timer = setTimeout(resolve, WALLET_WAIT_MS)),
+        ]);
+        clearTimeout(timer);
+      }
       const bar = host.registries.status.compose(context.width, {
         ...session.snapshot(),
         promptTokens: result.usage.promptTokens,
@@ -217,6 +238,9 @@ async function serversReady(host: Host, signal: AbortSignal): Promise<void> {
   // What connected is put in place now, so that a command of a server (a prompt) can be run.
   host.runtime.refresh();
 }
+
+/** How long a finished run waits for the wallet's readout for its closing bar, ms. */
+const WALLET_WAIT_MS = 2000;
 
 /** `mcp.startupWait` when config.yaml does not set it, in seconds. */
 const DEFAULT_STARTUP_WAIT_S = 5;

@@ -5,6 +5,12 @@
  * call's `usage` with its `cost` in dollars when the prices are known, each `request` with its
  * estimated size, `compactionStarted` and `compactionFinished`).
  *
+ * Every tool call gets its `⚙` line, as the interactive session's row reads (`⚙ read notes.txt`),
+ * also one that never ran (denied, blocked, unknown: the tool's name alone), then its outcome;
+ * a line on stderr never lands in the middle of the answer's line on stdout. A running tool's
+ * streamed output (`toolOutput`) is not printed in text mode: its outcome line follows, and
+ * `--json` carries every chunk.
+ *
  * What a model or a tool wrote reaches the terminal with its control characters removed
  * (newlines and tabs kept), so it cannot write the clipboard, clear the screen or move the
  * cursor; JSON lines escape them instead. The session's events already have its keys redacted.
@@ -15,6 +21,7 @@
 import type { Io } from "../command.ts";
 import { describeCompaction, describeEnd, type SessionListener } from "../session/mod.ts";
 import { sanitizeText } from "../tui/lines.ts";
+import { formatDuration, toolTitle } from "../tui/tool_row.ts";
 
 /**
  * Writes a session's events as `amber run` does.
@@ -70,6 +77,8 @@ function textPrinter(io: Io, options: RunPrinterOptions): SessionListener {
     write(text);
     midLine = !text.endsWith("\n");
   };
+  // The calls whose `⚙` line is out, by step and id (an id is unique only within one reply).
+  const started = new Set<string>();
   return (event) => {
     switch (event.type) {
       case "stepStart":
@@ -98,17 +107,21 @@ function textPrinter(io: Io, options: RunPrinterOptions): SessionListener {
       }
       case "toolStart":
         endLine();
-        io.err(`⚙ ${sanitizeText(event.summary)}`);
+        started.add(`${event.step} ${event.call.id}`);
+        io.err(`⚙ ${sanitizeText(toolTitle(event.call.name, event.summary))}`);
         break;
-      case "toolEnd":
+      case "toolEnd": {
+        endLine();
+        const name = sanitizeText(event.call.name);
+        // A call that never ran (denied, blocked, unknown) had no line yet.
+        if (!started.delete(`${event.step} ${event.call.id}`)) io.err(`⚙ ${name}`);
         io.err(
           event.result.ok
-            ? `  ✓ ${sanitizeText(event.call.name)} (${Math.round(event.durationMs)} ms)`
-            : `  ✗ ${sanitizeText(event.call.name)}: ${
-              firstLine(sanitizeText(event.result.error ?? "failed"))
-            }`,
+            ? `  ✓ ${name} (${formatDuration(event.durationMs)})`
+            : `  ✗ ${name}: ${firstLine(sanitizeText(event.result.error ?? "failed"))}`,
         );
         break;
+      }
       case "steer":
         endLine();
         io.err(`↻ ${sanitizeText(event.guard)}: ${sanitizeText(event.feedback)}`);

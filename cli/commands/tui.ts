@@ -18,7 +18,7 @@ import type { ApprovalPolicy, Diagnostic } from "@amber/core";
 import type { McpServerSpec } from "@amber/mcp";
 import { join } from "node:path";
 import { intOption, UsageError } from "../args.ts";
-import type { CommandContext, HostExtras } from "../command.ts";
+import type { CommandContext, HostExtras, Io } from "../command.ts";
 import type { Host } from "../host.ts";
 import { isMcpLog } from "../mcp_logs.ts";
 import type { EnvReader, ProviderOverrides } from "../provider_settings.ts";
@@ -27,9 +27,11 @@ import { VERSION } from "../version.ts";
 import { TuiApp } from "../tui/app.ts";
 import { Approvals } from "../tui/approvals.ts";
 import { tuiCommands } from "../tui/core_commands.ts";
+import { permissionsCommand } from "../tui/permissions_command.ts";
 import { Dialogs } from "../tui/dialogs.ts";
 import { mcpDialogHandlers } from "../tui/mcp_requests.ts";
 import { History } from "../tui/line_editor.ts";
+import { scrollbackText } from "../tui/scrollback.ts";
 import { TUI_SEGMENTS } from "../tui/status_line.ts";
 import { DenoTerminal, guardTerminal, type Terminal } from "../tui/terminal.ts";
 
@@ -60,6 +62,8 @@ export interface TuiOptions {
    * opens, before the screen starts. Without it, such a server is not started.
    */
   readonly approveMcp?: (spec: McpServerSpec) => Promise<boolean>;
+  /** Shown first in the transcript; amber's version, the provider and the model by default. */
+  readonly greeting?: string;
 }
 
 /** A TUI ready to run. */
@@ -110,7 +114,13 @@ export async function buildTui(options: TuiOptions): Promise<Tui> {
         ...services,
         signal: stop.signal,
         ui: dialogs,
-        frontEnd: { commands: tuiCommands(() => ref.app?.commands), segments: TUI_SEGMENTS },
+        frontEnd: {
+          commands: [
+            ...tuiCommands(() => ref.app?.commands),
+            permissionsCommand(() => ref.app && { permissions: session.permissions, dialogs }),
+          ],
+          segments: TUI_SEGMENTS,
+        },
         onDiagnostic,
         mcp: {
           connect: true,
@@ -139,18 +149,20 @@ export async function buildTui(options: TuiOptions): Promise<Tui> {
     terminal: options.terminal,
     session,
     dialogs,
-    approvals: new Approvals(dialogs),
+    approvals: new Approvals(dialogs, session.permissions),
     history,
     color: options.color ?? true,
     frameMs: options.frameMs,
     tickMs: options.tickMs,
-    greeting: `amber ${VERSION} · ${session.provider || "no provider"} · ${
-      session.model || "no model"
-    } · /help for commands · Ctrl-C twice quits`,
+    greeting: options.greeting ??
+      `amber ${VERSION} · ${session.provider || "no provider"} · ${
+        session.model || "no model"
+      } · /help for commands · Ctrl-C twice quits`,
     onFirstFrame: () => firstFrame.resolve(),
   });
   ref.app = app;
   for (const d of early) notice(d);
+  for (const text of session.notices) dialogs.notify(text, "warn");
   return {
     app,
     host,
@@ -177,16 +189,17 @@ export async function runTui(context: CommandContext): Promise<number> {
     throw new UsageError(`--approve must be one of ${APPROVALS.join(", ")}, got '${approve}'`);
   }
   const terminal = new DenoTerminal();
+  const color = (Deno.env.get("NO_COLOR") ?? "") === "";
   const tui = await buildTui({
     openHost: (extras) => context.host(extras),
     terminal,
     overrides: context.overrides,
     approve,
     maxSteps: intOption(parsed, "max-steps", 50),
-    color: (Deno.env.get("NO_COLOR") ?? "") === "",
+    color,
     approveMcp: (spec) => Promise.resolve(askToStart(spec)),
   });
-  const { app, session } = tui;
+  const { app } = tui;
   const resume = parsed.options.get("resume");
   if (resume !== undefined) {
     // An unknown session is said before the screen changes, as `amber run --resume` does.
@@ -197,6 +210,43 @@ export async function runTui(context: CommandContext): Promise<number> {
       throw error;
     }
   }
+  return await runInTerminal(tui, terminal, io, {
+    color,
+    after: (id) => `amber: session ${id} (continue with: amber --resume ${id})`,
+  });
+}
+
+/** How {@linkcode runInTerminal} leaves the conversation behind. */
+export interface LeaveOptions {
+  /** Colour the transcript written to the scrollback. */
+  readonly color: boolean;
+  /** The line written after it, given the session's id (how to continue it). */
+  readonly after: (id: string) => string;
+}
+
+/**
+ * Runs a built TUI in `terminal` until the user leaves, restoring the terminal whatever
+ * happens; then, on the normal screen, writes the conversation (the transcript's lines, so the
+ * scrollback keeps what the alternate screen showed) to `io.out` and `options.after`'s line to
+ * `io.err` when a session was recorded. Resolves to the app's exit code.
+ *
+ * @example
+ * ```ts ignore
+ * const terminal = new DenoTerminal();
+ * const tui = await buildTui({ openHost, terminal, overrides: {} });
+ * const code = await runInTerminal(tui, terminal, io, {
+ *   color: true,
+ *   after: (id) => `amber: session ${id}`,
+ * });
+ * ```
+ */
+export async function runInTerminal(
+  tui: Tui,
+  terminal: Terminal,
+  io: Io,
+  options: LeaveOptions,
+): Promise<number> {
+  const { app, session } = tui;
   const unguard = guardTerminal(terminal, () => app.interrupt());
   let code: number;
   try {
@@ -206,9 +256,9 @@ export async function runTui(context: CommandContext): Promise<number> {
     unguard();
     tui.close();
   }
-  if (session.id !== undefined) {
-    io.err(`amber: session ${session.id} (continue with: amber --resume ${session.id})`);
-  }
+  const text = scrollbackText(app.transcript, terminal.size().columns, options.color);
+  if (text !== "") io.out(text);
+  if (session.id !== undefined) io.err(options.after(session.id));
   return code;
 }
 

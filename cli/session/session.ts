@@ -54,10 +54,12 @@ import type {
   TurnOptions,
 } from "./session_types.ts";
 import { allowanceRecorder, providerSnapshot, resolveProviderFor } from "./provider.ts";
+import { SessionPermissions } from "./permissions.ts";
 import { ProtectedPaths, protectedPathsGate } from "./protected_paths.ts";
 import { configuredKeys, EventRedactor, SecretRedactor } from "./redact.ts";
 import { gatherSample, samplingMessages, type SamplingParams } from "./sampling.ts";
 import { lockSession } from "./session_lock.ts";
+import { KeyRejections } from "./key_rejections.ts";
 
 const NEVER = new AbortController().signal;
 
@@ -79,6 +81,8 @@ export class AgentSession {
   #host: Host | undefined;
   #tasks = 0;
   #approval: ApprovalPolicy = "ask";
+  // Set by `open` before anyone holds the session.
+  #permissions!: SessionPermissions;
   #overrides: ProviderOverrides;
   #resolved: ResolvedProvider | undefined;
   #client: ProviderClient | undefined;
@@ -116,6 +120,12 @@ export class AgentSession {
     const host = await options.openHost({ subagents: session.#subagents });
     session.#host = host;
     session.#approval = options.approval ?? host.config.approval ?? "ask";
+    session.#permissions = await SessionPermissions.load({
+      configDir: host.configDir,
+      workspace: host.workspace,
+      config: host.config,
+      home: options.env?.("HOME") ?? Deno.env.get("HOME"),
+    });
     session.#resolve();
     return session;
   }
@@ -180,6 +190,19 @@ export class AgentSession {
     return this.#history;
   }
 
+  /**
+   * The permission rules in force (config.yaml's, the workspace's, amber's own): the kernel asks
+   * them for every call; `/permissions` lists, trusts and removes through them.
+   */
+  get permissions(): SessionPermissions {
+    return this.#permissions;
+  }
+
+  /** What the front end should say when the session starts (an untrusted rules file). */
+  get notices(): readonly string[] {
+    return this.#permissions.notices.map((text) => this.#redactor.redact(text));
+  }
+
   /** The tools answered "always" in this session, asked no more until a reset or resume. */
   get allowed(): readonly string[] {
     return [...this.#always];
@@ -242,13 +265,17 @@ export class AgentSession {
 
   /**
    * Runs one turn of the conversation; every step is committed before the next starts. The
-   * first turn creates the session file. Rejects when the provider cannot be used.
+   * first turn creates the session file; when no step of it got an answer from the provider (no
+   * connection, a refused key, an unknown model, a cancel before the reply) the file and its lock
+   * are removed again, and the next turn starts a new session. A 401 names the key's variable.
+   * Rejects when the provider cannot be used.
    */
   async turn(prompt: string, options: TurnOptions = {}): Promise<RunResult> {
     this.ready();
     const signal = options.signal ?? NEVER;
     this.#spending.startTurn();
     const budget = await this.#budget();
+    const created = this.#file === undefined;
     if (this.#file === undefined) {
       const id = newSessionId(new Date());
       // A new id cannot be held by anyone yet: the lock is taken alongside creating the file.
@@ -270,22 +297,30 @@ export class AgentSession {
     }
     const firstStep = this.#step;
     let next = firstStep;
+    // Whether any step got its reply: a failed step is committed too, but is no conversation.
+    let answered = false;
+    let stepFailed = false;
+    const keyText = new KeyRejections(this.#resolved!);
     this.#ask = options.ask;
     this.#busy = true;
     try {
-      const result = await this.#run(prompt, this.#file, signal, budget, {
+      const run = await this.#run(prompt, this.#file, signal, budget, {
         history: this.#history,
         historyState: this.#state,
         firstStep,
         onEvent: (event) => {
+          if (event.type === "stepStart") stepFailed = false;
+          if (event.type === "error") stepFailed = true;
           if (event.type === "stepEnd") {
             next = event.step + 1;
+            if (!stepFailed) answered = true;
             // Priced by the kernel with the budget's `price`, as the turn's count goes.
             this.#spending.step(event.cost);
           }
-          this.#emit(pricedEvent(event, budget));
+          this.#emit(pricedEvent(keyText.event(event), budget));
         },
       });
+      const result = keyText.result(run);
       this.#history = [...result.messages];
       this.#state = [...result.state].map(([key, value]) => ({ op: "set", key, value }));
       this.#step = next;
@@ -303,7 +338,23 @@ export class AgentSession {
       this.#busy = false;
       // Text held back as a possible start of a key goes out with the turn, however it ended.
       this.#events.flush((event) => this.#deliver(event));
+      if (created && !answered) await this.#discard();
     }
+  }
+
+  // The session file of a first turn that never got a reply: `amber sessions` would list a
+  // conversation there never was, and `--resume` would continue nothing.
+  async #discard(): Promise<void> {
+    const file = this.#file;
+    if (file === undefined) return;
+    file.close();
+    await Deno.remove(file.path).catch(() => {});
+    this.#lock?.release();
+    this.#lock = undefined;
+    this.#file = undefined;
+    this.#history = [];
+    this.#state = [];
+    this.#step = 0;
   }
 
   /**
@@ -567,14 +618,15 @@ export class AgentSession {
   }
 
   // "Always" is remembered for the session (the kernel's own memory lasts one run); a gate's
-  // confirmation is always put to the user.
+  // confirmation, and an ask rule's question, is always put to the user.
   async #answer(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const name = request.call.name;
-    if (request.correlationId === undefined && this.#always.has(name)) return "always";
+    const forced = request.correlationId !== undefined || request.rule !== undefined;
+    if (!forced && this.#always.has(name)) return "always";
     const ask = this.#ask;
     if (ask === undefined) return "deny";
     const answer = await ask(request, signal);
-    if (answer === "always") this.#always.add(name);
+    if (answer === "always" && !forced) this.#always.add(name);
     return answer;
   }
 
@@ -609,6 +661,7 @@ export class AgentSession {
       prompt,
       session: file,
       approval: this.#approval,
+      permissions: (call) => this.#permissions.decide(call),
       // Without a handler the kernel itself denies, saying how to allow.
       ask: this.#ask === undefined ? undefined : (request) => this.#answer(request, signal),
       maxSteps: this.#options.maxSteps ?? 50,

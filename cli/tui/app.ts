@@ -9,7 +9,9 @@
  * recomposes at once. The slash commands are the command adapter's.
  *
  * Ctrl-C cancels the running turn (the kernel commits what was done, marked cancelled); at an
- * idle prompt a second Ctrl-C in a row leaves.
+ * idle prompt a second Ctrl-C within two seconds leaves (the hint says so, and goes when the
+ * time is up). While a turn runs, the rule above the input says how long it has run, the tool
+ * running and for how long, and the live tokens and tokens per second of a streaming response.
  *
  * @module
  */
@@ -18,10 +20,12 @@ import type { StatusSnapshot, ToolCall } from "@amber/core";
 import type { ApprovalAnswer, ApprovalRequest } from "@amber/core/kernel";
 import type { AgentSession, SessionEvent } from "../session/mod.ts";
 import type { Approvals } from "./approvals.ts";
+import { attachFiles } from "./attachments.ts";
 import { SessionCommands } from "./command_adapter.ts";
 import type { Dialogs } from "./dialogs.ts";
 import { Drawer, editKey } from "./drawer.ts";
 import { FrameComposer, SPINNER_FRAMES } from "./frame.ts";
+import { FileIndex } from "./file_index.ts";
 import { type Key, KeyDecoder } from "./input.ts";
 import { type History, LineEditor } from "./line_editor.ts";
 import { PanelView } from "./panel_view.ts";
@@ -34,9 +38,14 @@ import {
   withLabel,
 } from "./reducer.ts";
 import { Screen } from "./screen.ts";
+import { TurnActivity } from "./turn_activity.ts";
 import { composeStatus, StatusFeed } from "./status_line.ts";
 import type { Terminal } from "./terminal.ts";
+import { TodoPanel } from "./todo_panel.ts";
 import { type ToolLabel, toolLabel, TranscriptView } from "./transcript_view.ts";
+
+/** How long a first Ctrl-C at the prompt keeps the second one quitting, ms. */
+export const QUIT_ARM_MS = 2000;
 
 /** What the app runs with. */
 export interface TuiAppOptions {
@@ -56,6 +65,8 @@ export interface TuiAppOptions {
   readonly frameMs?: number;
   /** How often `runtime.tick()` runs and the bar refreshes, ms (250 by default). */
   readonly tickMs?: number;
+  /** How long a first Ctrl-C at the prompt keeps the second one quitting, ms (2000 by default). */
+  readonly quitArmMs?: number;
   /** How long a lone Esc waits for the rest of a sequence, ms (30 by default). */
   readonly escapeMs?: number;
   /** A line shown when the session starts. */
@@ -85,6 +96,8 @@ export class TuiApp {
   readonly #editor: LineEditor;
   readonly #drawer: Drawer;
   readonly #transcript = new TranscriptView();
+  // The todo panel over the host's todo list (Ctrl-T).
+  readonly #todos: TodoPanel;
   #view: ViewState = INITIAL_VIEW;
   #panel: PanelView | undefined;
   // The turn running, or the compaction (`/compact`): one at a time, Ctrl-C cancels either.
@@ -93,7 +106,12 @@ export class TuiApp {
   #compactionSaid = false;
   #scroll = 0;
   #hint = "";
+  // Whether the next Ctrl-C quits: set by one at the prompt (or by a cancel, once the turn has
+  // ended), until `#armTimer` runs out or another key is typed.
   #exitArmed = false;
+  #armTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #quitHint: string;
+  readonly #activity = new TurnActivity();
   #spinner = 0;
   readonly #status: StatusFeed;
   #frameTimer: ReturnType<typeof setTimeout> | undefined;
@@ -111,6 +129,9 @@ export class TuiApp {
   /** An app over `options`; nothing happens until `run`. */
   constructor(options: TuiAppOptions) {
     this.#o = options;
+    this.#quitHint = `Ctrl-C again to quit (within ${
+      Number(((options.quitArmMs ?? QUIT_ARM_MS) / 1000).toFixed(1))
+    }s)`;
     this.#terminal = options.terminal;
     this.#session = options.session;
     const size = options.terminal.size();
@@ -119,17 +140,24 @@ export class TuiApp {
     this.#editor = new LineEditor(options.history);
     const mcp = options.session.host.mcp;
     // `@server:uri` completes from the resources of the servers connected at that moment.
-    this.#drawer = new Drawer(
-      mcp === undefined
-        ? undefined
-        : () =>
+    // `@path` completes from the workspace's files, listed at the first `@` and kept.
+    const files = new FileIndex(options.session.host.workspace, {
+      onUpdate: () => this.#invalidate(),
+    });
+    this.#drawer = new Drawer({
+      ...(mcp === undefined ? {} : {
+        resources: () =>
           mcp.list().flatMap((server) =>
             server.state.status === "connected"
               ? server.resources.map((resource) => ({ server: server.name, ...resource }))
               : []
           ),
-    );
+      }),
+      files: () => files.paths(),
+      arguments: (command) => this.commands.complete(command),
+    });
     this.#status = new StatusFeed(options.session, () => this.#invalidate());
+    this.#todos = new TodoPanel(options.session.host.services.todos, () => this.#invalidate());
     options.dialogs.attach(() => this.#invalidate(), (message, tone) => {
       this.#transcript.notice(message, tone === "info" ? "info" : tone);
       this.#invalidate();
@@ -167,6 +195,7 @@ export class TuiApp {
       },
       label: (call) => this.#label(call),
       quit: () => this.quit(),
+      redraw: () => this.#invalidate(),
     });
   }
 
@@ -241,6 +270,8 @@ export class TuiApp {
       this.#turn.controller.abort();
       this.#hint = "cancelling… (Ctrl-C again at the prompt quits)";
       this.#exitArmed = true;
+      if (this.#armTimer !== undefined) clearTimeout(this.#armTimer);
+      this.#armTimer = undefined;
     } else if (dialogs.active) {
       dialogs.cancelAll();
     } else if (this.#panel !== undefined) {
@@ -250,8 +281,7 @@ export class TuiApp {
       return;
     } else {
       if (this.#editor.text !== "") this.#editor.take();
-      this.#exitArmed = true;
-      this.#hint = "Ctrl-C again to quit";
+      this.#armQuit();
     }
     this.#invalidate();
   }
@@ -265,6 +295,8 @@ export class TuiApp {
     if (this.#frameTimer !== undefined) clearTimeout(this.#frameTimer);
     if (this.#escapeTimer !== undefined) clearTimeout(this.#escapeTimer);
     if (this.#refreshTimer !== undefined) clearTimeout(this.#refreshTimer);
+    if (this.#armTimer !== undefined) clearTimeout(this.#armTimer);
+    this.#todos.close();
     const turn = this.#turn;
     if (turn === undefined) {
       this.#finish?.(code);
@@ -314,7 +346,8 @@ export class TuiApp {
       hint: this.#hint,
       turn: this.#turn === undefined
         ? undefined
-        : { tool: this.#view.runningTool, spinner: this.#spinner },
+        : { ...this.#activity.label(this.#view.meter, performance.now()), spinner: this.#spinner },
+      todos: (width, rows) => this.#todos.lines(width, rows),
     });
   }
 
@@ -326,7 +359,7 @@ export class TuiApp {
       this.interrupt();
       return;
     }
-    this.#exitArmed = false;
+    this.#disarmQuit();
     if (this.#turn === undefined) this.#hint = "";
     const dialogs = this.#o.dialogs;
     // Typed text arrives in runs; a question's hotkeys and a panel's keys are single characters.
@@ -349,6 +382,8 @@ export class TuiApp {
       this.#screen.invalidate();
     } else if (key.ctrl && key.name === "o") {
       this.#transcript.toggleReasoning();
+    } else if (key.ctrl && key.name === "t") {
+      this.#todos.toggle();
     } else if (key.ctrl && key.name === "d" && this.#editor.text === "") {
       this.quit();
     } else if (key.name === "pageup" || key.name === "pagedown") {
@@ -363,6 +398,25 @@ export class TuiApp {
     ) {
       this.#scroll = 0;
     }
+  }
+
+  // The next Ctrl-C quits, for `quitArmMs`; then the hint goes and a Ctrl-C arms again.
+  #armQuit(): void {
+    this.#exitArmed = true;
+    this.#hint = this.#quitHint;
+    if (this.#armTimer !== undefined) clearTimeout(this.#armTimer);
+    this.#armTimer = setTimeout(() => {
+      this.#armTimer = undefined;
+      this.#disarmQuit();
+      this.#invalidate();
+    }, this.#o.quitArmMs ?? QUIT_ARM_MS);
+  }
+
+  #disarmQuit(): void {
+    this.#exitArmed = false;
+    if (this.#armTimer !== undefined) clearTimeout(this.#armTimer);
+    this.#armTimer = undefined;
+    if (this.#hint === this.#quitHint) this.#hint = "";
   }
 
   #scrollBy(pages: number): void {
@@ -398,12 +452,21 @@ export class TuiApp {
       return;
     }
     const controller = new AbortController();
+    // The model gets the files the prompt mentions (`@path`); the transcript, a note of each.
+    const attached = attachFiles(prompt, this.#session.host.workspace).then((sent) => {
+      for (const { note, attached } of sent.notes) {
+        this.#transcript.notice(note, attached ? "dim" : "warn");
+      }
+      return sent.prompt;
+    });
     this.#track(
       controller,
-      this.#session.turn(prompt, {
-        signal: controller.signal,
-        ask: (request, signal) => this.#ask(request, signal),
-      }).then(() => {}),
+      attached.then((sent) =>
+        this.#session.turn(sent, {
+          signal: controller.signal,
+          ask: (request, signal) => this.#ask(request, signal),
+        })
+      ).then(() => {}),
     );
   }
 
@@ -435,13 +498,19 @@ export class TuiApp {
       },
     ).finally(() => this.#ended());
     this.#turn = { controller, done };
+    this.#activity.start(performance.now());
   }
 
   #ended(): void {
     this.#turn = undefined;
     this.#refreshIdle();
     this.#view = { ...this.#view, runningTool: "" };
-    if (this.#hint.startsWith("cancelling")) this.#hint = "Ctrl-C again to quit";
+    this.#activity.end();
+    // A cancel armed the quit; it runs for its time from when the prompt is back.
+    if (this.#hint.startsWith("cancelling")) {
+      if (this.#exitArmed) this.#armQuit();
+      else this.#hint = "";
+    }
     this.#status.refreshWallet();
     this.#invalidate();
   }
@@ -473,8 +542,10 @@ export class TuiApp {
 
   #event(event: SessionEvent): void {
     if (event.type === "compactionFinished") this.#compactionSaid = true;
-    const { state, changes } = reduce(this.#view, event, performance.now());
+    const now = performance.now();
+    const { state, changes } = reduce(this.#view, event, now);
     this.#view = state;
+    this.#activity.event(event, now);
     applyChanges(this.#transcript, changes, (call) => this.#label(call));
     this.#invalidate();
   }

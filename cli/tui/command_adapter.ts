@@ -3,7 +3,9 @@
  * `/provider`, `/sessions`, `/resume`, `/compact`, `/clear`, `/panel`, `/mcp`, ...) do, as calls
  * on the agent session, the host's registries and the few things of the screen they touch. A
  * command whose outcome carries a prompt (an MCP server's prompt, `/mcp__srv__prompt args`)
- * starts a turn with it as the user's message.
+ * starts a turn with it as the user's message. `/model`, `/provider` and `/resume` without an
+ * argument open a picker; their arguments complete in the drawer from the same lists, fetched in
+ * the background and kept for a while.
  *
  * @module
  */
@@ -14,8 +16,19 @@ import { listSessions } from "@amber/core/kernel";
 import type { AgentSession } from "../session/mod.ts";
 import type { CommandTarget } from "./core_commands.ts";
 import { dispatchWithin } from "../command_deadline.ts";
+import type { ArgumentEntry } from "./drawer.ts";
 import { MCP_PANEL_ID, McpConsole } from "./mcp_panel.ts";
 import type { PanelSource } from "./panel_view.ts";
+import {
+  MODEL_HEADER,
+  modelList,
+  type PickList,
+  PROVIDER_HEADER,
+  providerList,
+  SESSION_HEADER,
+  sessionList,
+} from "./pick_lists.ts";
+import { Picker } from "./picker.ts";
 import { parseSlash } from "./slash.ts";
 import type { ToolLabel, TranscriptView } from "./transcript_view.ts";
 
@@ -44,6 +57,20 @@ export interface AppControls {
   label(call: ToolCall): ToolLabel;
   /** Leaves. */
   quit(): void;
+  /** Something the screen shows changed outside a key or an event (a list arrived). */
+  redraw(): void;
+}
+
+// How long a fetched list is offered before it is fetched again, ms.
+const LIST_FRESH_MS = 30_000;
+
+// A list fetched for a picker or the drawer: for what (the provider and model it was asked
+// with), when, and the fetch still running.
+interface CachedList {
+  readonly key: string;
+  list?: PickList;
+  at: number;
+  loading?: Promise<PickList>;
 }
 
 /**
@@ -59,6 +86,7 @@ export class SessionCommands implements CommandTarget {
   readonly #session: AgentSession;
   readonly #app: AppControls;
   #mcp: McpConsole | undefined;
+  readonly #lists = new Map<string, CachedList>();
 
   /** Commands acting on `session` and `app`. */
   constructor(session: AgentSession, app: AppControls) {
@@ -131,25 +159,43 @@ export class SessionCommands implements CommandTarget {
     return "";
   }
 
-  /** Shows or switches the model. */
+  /** Switches the model, or opens the picker of the provider's models. */
   model(name: string): string {
     const session = this.#session;
-    if (name === "") return `model ${session.model} (provider ${session.provider})`;
+    if (name === "") {
+      this.#pick("models", `Models of ${session.provider}`, MODEL_HEADER, (model) => {
+        this.#app.transcript.notice(this.model(model));
+      });
+      return "";
+    }
     const said = session.setModel(name);
     this.#app.settingsChanged(false);
     return said;
   }
 
-  /** Shows or switches the provider. */
+  /** Switches the provider, or opens the picker of the presets. */
   provider(name: string): string {
     const session = this.#session;
     if (name === "") {
-      const presets = session.host.registries.provider.presets().map((p) => p.name);
-      return `provider ${session.provider}, model ${session.model}\npresets: ${presets.join(", ")}`;
+      this.#pick("providers", "Providers", PROVIDER_HEADER, (preset) => {
+        this.#app.transcript.notice(this.provider(preset));
+      });
+      return "";
     }
     const said = session.setProvider(name);
     this.#app.settingsChanged(true);
     return said;
+  }
+
+  /**
+   * The values the drawer completes the argument of `command` from: models after `/model`,
+   * presets after `/provider`, session ids after `/resume`; what is known now (the list is
+   * fetched in the background the first time, and again once stale).
+   */
+  complete(command: string): readonly ArgumentEntry[] | undefined {
+    if (command !== "model" && command !== "provider" && command !== "resume") return undefined;
+    const cached = this.#list(listKind(command));
+    return cached.list?.values ?? [];
   }
 
   /** The saved sessions. */
@@ -163,10 +209,25 @@ export class SessionCommands implements CommandTarget {
     ).join("\n") + "\ncontinue one with /resume <id>";
   }
 
-  /** Continues a saved session: its conversation is replayed into the transcript. */
+  /**
+   * Continues a saved session (its conversation is replayed into the transcript), or opens the
+   * picker of the saved sessions.
+   */
   async resume(id: string): Promise<string> {
-    if (id === "") throw new Error("usage: /resume <id> (see /sessions)");
     if (this.#app.busy()) throw new Error("a turn is running; Ctrl-C cancels it first");
+    if (id === "") {
+      this.#pick("sessions", "Sessions, newest first", SESSION_HEADER, (picked) => {
+        this.resume(picked).then(
+          (said) => this.#app.transcript.notice(said),
+          (error: unknown) =>
+            this.#app.transcript.notice(
+              error instanceof Error ? error.message : String(error),
+              "error",
+            ),
+        ).finally(() => this.#app.redraw());
+      });
+      return "";
+    }
     const resumed = await this.#session.resume(id);
     const transcript = this.#app.transcript;
     transcript.clear();
@@ -206,4 +267,71 @@ export class SessionCommands implements CommandTarget {
     this.#app.quit();
     return "";
   }
+
+  // Opens a picker of the list `kind`, filled when the list is in (at once when it is fresh).
+  #pick(kind: ListKind, title: string, header: readonly string[], pick: (value: string) => void) {
+    const picker = new Picker({ id: `pick-${kind}`, title, header, onPick: pick });
+    this.#app.showPanel(picker.id, picker.source());
+    const cached = this.#list(kind, true);
+    const fill = (list: PickList) => {
+      picker.setItems(list.items, list.notes);
+      this.#app.redraw();
+    };
+    if (cached.loading === undefined && cached.list !== undefined) fill(cached.list);
+    else {
+      cached.loading?.then(fill, (error: unknown) => {
+        picker.setItems([], [error instanceof Error ? error.message : String(error)]);
+        this.#app.redraw();
+      });
+    }
+  }
+
+  // The list `kind` as cached; a fetch starts when there is none for the session's provider and
+  // model, or it is stale, or `fresh` asks for one that is not (a picker opening shows sessions
+  // saved a second ago).
+  #list(kind: ListKind, fresh: boolean = false): CachedList {
+    const session = this.#session;
+    const key = kind === "sessions"
+      ? ""
+      : JSON.stringify([session.overrides, session.provider, session.model]);
+    let cached = this.#lists.get(kind);
+    if (cached === undefined || cached.key !== key) {
+      cached = { key, at: 0 };
+      this.#lists.set(kind, cached);
+    }
+    const age = performance.now() - cached.at;
+    const due = cached.list === undefined || age > (fresh ? 1_000 : LIST_FRESH_MS);
+    if (cached.loading === undefined && due) {
+      const entry = cached;
+      entry.loading = this.#fetch(kind);
+      entry.loading.then((list) => {
+        entry.list = list;
+        entry.at = performance.now();
+        this.#app.redraw();
+      }, () => {
+        // The picker says what failed; the drawer offers nothing until a later try works.
+      }).finally(() => entry.loading = undefined);
+    }
+    return cached;
+  }
+
+  #fetch(kind: ListKind): Promise<PickList> {
+    const session = this.#session;
+    const host = session.host;
+    switch (kind) {
+      case "models":
+        return modelList({ host, overrides: session.overrides, model: session.model });
+      case "providers":
+        return Promise.resolve(providerList(host, session.provider));
+      case "sessions":
+        return sessionList(host.configDir, session.id);
+    }
+  }
+}
+
+// The lists there are.
+type ListKind = "models" | "providers" | "sessions";
+
+function listKind(command: "model" | "provider" | "resume"): ListKind {
+  return command === "model" ? "models" : command === "provider" ? "providers" : "sessions";
 }

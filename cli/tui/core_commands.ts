@@ -21,13 +21,13 @@ export interface CommandTarget {
   panels(): string;
   /** `/mcp ARG`: opens the MCP console, or answers a subcommand. */
   mcp(arg: string): Promise<string>;
-  /** Shows or switches the model. */
+  /** Switches the model, or (without a name) opens the picker of the provider's models. */
   model(name: string): string;
-  /** Shows or switches the provider. */
+  /** Switches the provider, or (without a name) opens the picker of the presets. */
   provider(name: string): string;
   /** The saved sessions, one per line. */
   sessions(): Promise<string>;
-  /** Continues a saved session. */
+  /** Continues a saved session, or (without an id) opens the picker of the saved sessions. */
   resume(id: string): Promise<string>;
   /**
    * Starts compacting the conversation, the summary keeping what `instructions` name; returns
@@ -69,6 +69,7 @@ export function helpText(tree: readonly CommandRoot[], arg: string): string {
   lines.push(
     "",
     "Keys: Enter send · Ctrl-J or Alt-Enter new line · ↑↓ history · Tab complete · " +
+      "@path attach a file · " +
       "PgUp PgDn scroll · Ctrl-O show/hide reasoning · Ctrl-C cancel, twice to quit",
   );
   return lines.join("\n");
@@ -149,16 +150,20 @@ export function tuiCommands(target: () => CommandTarget | undefined): CommandCap
     ),
     root(
       "model",
-      "Show the model, or switch to another: /model [name]",
+      "Switch the model: /model [name] (alone, pick from the provider's models)",
       (arg) => app().model(arg.trim()),
     ),
     root(
       "provider",
-      "Show the provider, or switch to another preset: /provider [name]",
+      "Switch the provider preset: /provider [name] (alone, pick from the presets)",
       (arg) => app().provider(arg.trim()),
     ),
     root("sessions", "List the saved sessions, newest first", () => app().sessions()),
-    root("resume", "Continue a saved session: /resume <id>", (arg) => app().resume(arg.trim())),
+    root(
+      "resume",
+      "Continue a saved session: /resume [id] (alone, pick from the sessions)",
+      (arg) => app().resume(arg.trim()),
+    ),
     root(
       "compact",
       "Compact the conversation now, the summary keeping what you name: /compact [what to keep]",

@@ -31,7 +31,16 @@ interface Dialog {
   readonly editor: LineEditor;
   selected: number;
   readonly settle: (answer: string | undefined) => void;
+  /** Lines shown between the question and the choices (an approval's diff). */
+  readonly body?: (width: number) => readonly StyledLine[];
+  /** The body's lines at the width last drawn: a question is drawn again on every key. */
+  drawn?: { readonly width: number; readonly lines: readonly StyledLine[] };
 }
+
+// Without the screen's height, a body shows this many lines at most.
+const BODY_ROWS = 16;
+// Rows a question leaves to the rest of the screen: the rule above it and the status line.
+const FRAME_ROWS = 3;
 
 /** A dialog laid out: its lines and, for text, where the cursor goes. */
 export interface DialogLayout {
@@ -83,13 +92,18 @@ export class Dialogs implements UiService {
     return this.#queue.length > 0;
   }
 
-  /** Asks to pick one of `choices`; resolves to its index, or undefined when dismissed. */
+  /**
+   * Asks to pick one of `choices`; resolves to its index, or undefined when dismissed. `body`,
+   * when given, draws lines between the question and the choices at a width (an approval's
+   * diff); what does not fit in about two thirds of the screen is cut, saying how much.
+   */
   pick(
     question: string,
     choices: readonly DialogChoice[],
     signal?: AbortSignal,
+    body?: (width: number) => readonly StyledLine[],
   ): Promise<number | undefined> {
-    return this.#open(question, "choose", choices, "", signal).then((answer) =>
+    return this.#open(question, "choose", choices, "", signal, body).then((answer) =>
       answer === undefined ? undefined : Number(answer)
     );
   }
@@ -173,8 +187,11 @@ export class Dialogs implements UiService {
     for (const dialog of [...this.#queue]) this.#close(dialog, undefined);
   }
 
-  /** The showing question at `width`. */
-  layout(width: number): DialogLayout | undefined {
+  /**
+   * The showing question at `width`; `rows`, the screen's height, bounds a body to about two
+   * thirds of it (without it, to a few lines), so the question and its choices stay in view.
+   */
+  layout(width: number, rows?: number): DialogLayout | undefined {
     const dialog = this.#queue[0];
     if (dialog === undefined) return undefined;
     const lines: StyledLine[] = [];
@@ -185,6 +202,13 @@ export class Dialogs implements UiService {
       ]);
     }
     if (dialog.kind === "choose") {
+      if (dialog.body !== undefined) {
+        const below = dialog.choices.length + 1;
+        const room = rows === undefined
+          ? BODY_ROWS
+          : Math.min(Math.floor(rows * 2 / 3), rows - FRAME_ROWS - lines.length - below);
+        lines.push(...bodyLines(dialog, width, Math.max(1, room)));
+      }
       dialog.choices.forEach((choice, i) => {
         const selected = i === dialog.selected;
         const label = `${choice.hotkey ? `${choice.hotkey}  ` : ""}${choice.label}`;
@@ -225,6 +249,7 @@ export class Dialogs implements UiService {
     choices: readonly DialogChoice[],
     initial: string,
     signal: AbortSignal | undefined,
+    body?: (width: number) => readonly StyledLine[],
   ): Promise<string | undefined> {
     if (signal?.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
@@ -236,6 +261,7 @@ export class Dialogs implements UiService {
         choices,
         editor,
         selected: 0,
+        ...(body === undefined ? {} : { body }),
         settle: (answer) => {
           signal?.removeEventListener("abort", withdraw);
           resolve(answer);
@@ -255,4 +281,32 @@ export class Dialogs implements UiService {
     dialog.settle(answer);
     this.#onChange();
   }
+}
+
+// A question's body cut to `rows`, the last of them saying how many lines were left out.
+function bodyLines(dialog: Dialog, width: number, rows: number): readonly StyledLine[] {
+  if (dialog.drawn?.width !== width) {
+    let drawn: readonly StyledLine[];
+    try {
+      drawn = dialog.body?.(width) ?? [];
+    } catch {
+      // A body that cannot draw leaves the question as it would be without one.
+      drawn = [];
+    }
+    dialog.drawn = { width, lines: drawn };
+  }
+  const lines = dialog.drawn.lines;
+  if (lines.length <= rows) return lines;
+  const kept = lines.slice(0, rows - 1);
+  const more = lines.length - kept.length;
+  return [
+    ...kept,
+    [{
+      text: truncateToCells(
+        `… ${more} more line${more === 1 ? "" : "s"} · full diff in the transcript once it runs`,
+        width,
+      ),
+      style: Styles.dim,
+    }],
+  ];
 }

@@ -5,8 +5,10 @@
  * disappear at once). Up and Down select, Tab completes, Esc closes; when the typed line has gone
  * past a command into its argument, the drawer shows that command's manual.
  *
- * Given the MCP servers' resources, it also completes an `@server:uri` word typed at the end of
- * a prompt (see `mentions.ts`).
+ * Past a command whose argument has known values (`/model `, `/provider `, `/resume `), it offers
+ * those values, narrowed by what is typed, and Tab completes them. Given the workspace's files
+ * and the MCP servers' resources, it also completes an `@path` or `@server:uri` word typed at
+ * the end of a prompt (see `mentions.ts`).
  *
  * @module
  */
@@ -135,6 +137,69 @@ export function matchEntries(entries: readonly CommandEntry[], input: string): D
   return { entries: matches };
 }
 
+/** One value a command's argument can take, as the drawer offers it. */
+export interface ArgumentEntry {
+  /** The value Tab puts after the command. */
+  readonly value: string;
+  /** What it is: a model's window and price, a session's first prompt... */
+  readonly help: string;
+}
+
+/**
+ * The values the argument of `command` (its words after the slash, space-separated: `model`)
+ * can take, every one (the drawer narrows them to what is typed); undefined when the command's
+ * argument has no known values. Called at every frame while such an argument is typed: it
+ * answers from what it has and fetches in the background what it has not.
+ */
+export type ArgumentCompleter = (command: string) => readonly ArgumentEntry[] | undefined;
+
+/**
+ * `entries` narrowed to those whose value holds `typed` (ignoring case), the ones it starts
+ * first, each group in the given order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { matchArguments } from "./drawer.ts";
+ * const entries = ["gpt-5", "o3", "gpt-5-mini", "mini-gpt"].map((value) => ({ value, help: "" }));
+ * assert.deepEqual(matchArguments(entries, "gpt").map((e) => e.value), ["gpt-5", "gpt-5-mini", "mini-gpt"]);
+ * ```
+ */
+export function matchArguments(
+  entries: readonly ArgumentEntry[],
+  typed: string,
+): ArgumentEntry[] {
+  const needle = typed.toLowerCase();
+  const starts: ArgumentEntry[] = [];
+  const holds: ArgumentEntry[] = [];
+  for (const entry of entries) {
+    const value = entry.value.toLowerCase();
+    if (value.startsWith(needle)) starts.push(entry);
+    else if (value.includes(needle)) holds.push(entry);
+  }
+  return [...starts, ...holds];
+}
+
+/** Where a {@linkcode Drawer} finds what it completes besides commands. */
+export interface DrawerSources {
+  /** The MCP servers' resources, for `@server:uri`. */
+  readonly resources?: () => readonly MentionResource[];
+  /** The workspace's files, for `@path`; undefined while they are being listed. */
+  readonly files?: () => readonly string[] | undefined;
+  /** The values of commands' arguments. */
+  readonly arguments?: ArgumentCompleter;
+}
+
+// The argument being typed after a command whose argument has known values.
+interface ArgumentState {
+  /** The input up to the argument. */
+  readonly prefix: string;
+  /** The argument as typed. */
+  readonly typed: string;
+  /** The values matching it. */
+  readonly entries: readonly ArgumentEntry[];
+}
+
 /**
  * The drawer's state: the entries of the last tree it saw, the matches for the input, the
  * selection, and whether the user closed it for this input.
@@ -151,6 +216,21 @@ export function matchEntries(entries: readonly CommandEntry[], input: string): D
  * assert.equal(drawer.open, true);
  * assert.equal(drawer.completion(), "/quit");
  * ```
+ *
+ * @example A command's argument completes to the values it can take
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Drawer } from "./drawer.ts";
+ * const tree = [{ name: "model", path: "", help: "", man: "", owner: "core", action: "m", children: [] }];
+ * const drawer = new Drawer({
+ *   arguments: (command) => command === "model"
+ *     ? [{ value: "gpt-5", help: "400,000 tokens" }, { value: "o3", help: "" }]
+ *     : undefined,
+ * });
+ * drawer.update(tree, "/model g");
+ * assert.equal(drawer.completing, true);
+ * assert.equal(drawer.completion(), "/model gpt-5");
+ * ```
  */
 export class Drawer {
   #tree: readonly CommandRoot[] | undefined;
@@ -159,28 +239,33 @@ export class Drawer {
   #match: DrawerMatch = { entries: [] };
   #selected = 0;
   #dismissed = false;
-  readonly #resources: (() => readonly MentionResource[]) | undefined;
+  readonly #sources: DrawerSources;
   #mention: { readonly query: MentionQuery; readonly entries: MentionEntry[] } | undefined;
+  #argument: ArgumentState | undefined;
 
-  /** A drawer; with `resources`, it completes `@server:uri` mentions of them too. */
-  constructor(resources?: () => readonly MentionResource[]) {
-    this.#resources = resources;
+  /**
+   * A drawer of commands; with `sources`, of commands' argument values, and of `@path` and
+   * `@server:uri` mentions too.
+   */
+  constructor(sources: DrawerSources = {}) {
+    this.#sources = sources;
   }
 
   /**
    * Re-reads the tree (rebuilding the entries only when the registry gave a new one), or, for a
-   * mention being typed, the resources (they change as servers connect).
+   * mention or an argument being typed, what it completes from (resources change as servers
+   * connect, files and models are listed in the background).
    */
   update(tree: readonly CommandRoot[], input: string): void {
-    const mention = this.#resources === undefined ? undefined : mentionQuery(input);
+    const { resources, files } = this.#sources;
+    const mention = resources === undefined && files === undefined
+      ? undefined
+      : mentionQuery(input);
     if (mention !== undefined) {
-      if (input !== this.#input) {
-        this.#selected = 0;
-        this.#dismissed = false;
-      }
-      this.#input = input;
-      const entries = mentionEntries(this.#resources!(), mention);
+      this.#retype(input);
+      const entries = mentionEntries({ resources: resources?.(), files: files?.() }, mention);
       this.#mention = { query: mention, entries };
+      this.#argument = undefined;
       this.#selected = Math.min(this.#selected, Math.max(0, entries.length - 1));
       return;
     }
@@ -191,15 +276,51 @@ export class Drawer {
       this.#tree = tree;
       this.#entries = commandEntries(tree);
     } else if (input === this.#input && !leaving) {
+      // The argument's values may have arrived since the last frame.
+      this.#argument = this.#argumentOf(input);
+      this.#clampSelection();
       return;
     }
+    this.#retype(input);
+    this.#match = matchEntries(this.#entries, input);
+    this.#argument = this.#argumentOf(input);
+    this.#clampSelection();
+  }
+
+  // A new input: the selection starts over and a closed drawer opens again.
+  #retype(input: string): void {
     if (input !== this.#input) {
       this.#selected = 0;
       this.#dismissed = false;
     }
     this.#input = input;
-    this.#match = matchEntries(this.#entries, input);
-    this.#selected = Math.min(this.#selected, Math.max(0, this.#match.entries.length - 1));
+  }
+
+  #clampSelection(): void {
+    const count = (this.#argument?.entries ?? this.#match.entries).length;
+    this.#selected = Math.min(this.#selected, Math.max(0, count - 1));
+  }
+
+  // The argument being typed after the longest command that has known values for it: one word,
+  // with values that match it.
+  #argumentOf(input: string): ArgumentState | undefined {
+    const complete = this.#sources.arguments;
+    const text = input.trimStart();
+    if (complete === undefined || !text.startsWith("/") || text.includes("\n")) return undefined;
+    let best: CommandEntry | undefined;
+    for (const entry of this.#entries) {
+      if (text.startsWith(`${entry.line} `) && entry.line.length > (best?.line.length ?? 0)) {
+        best = entry;
+      }
+    }
+    if (best === undefined) return undefined;
+    const typed = text.slice(best.line.length).trimStart();
+    if (/\s/.test(typed)) return undefined;
+    const values = complete(best.words.join(" "));
+    if (values === undefined) return undefined;
+    const entries = matchArguments(values, typed);
+    if (entries.length === 0) return undefined;
+    return { prefix: `${best.line} `, typed, entries };
   }
 
   /** Whether it shows. */
@@ -209,9 +330,25 @@ export class Drawer {
       !this.#input.includes("\n");
   }
 
-  /** Whether it shows resources for an `@` word rather than commands. */
+  /** Whether it shows files or resources for an `@` word rather than commands. */
   get mentioning(): boolean {
     return this.#mention !== undefined && this.open;
+  }
+
+  /** Whether it shows the values a command's argument can take. */
+  get completing(): boolean {
+    return this.#argument !== undefined && this.open;
+  }
+
+  /** Whether the argument typed is one of the values offered, exactly. */
+  get exactArgument(): boolean {
+    const argument = this.#argument;
+    return argument !== undefined && argument.entries.some((e) => e.value === argument.typed);
+  }
+
+  /** The argument as typed, when the drawer offers values for it. */
+  get typedArgument(): string | undefined {
+    return this.#argument?.typed;
   }
 
   /** The current matches. */
@@ -226,7 +363,8 @@ export class Drawer {
 
   /** Moves the selection. */
   move(by: number): void {
-    const count = (this.#mention?.entries ?? this.#match.entries).length;
+    const count = (this.#mention?.entries ?? this.#argument?.entries ?? this.#match.entries)
+      .length;
     if (count === 0) return;
     this.#selected = (this.#selected + by + count) % count;
   }
@@ -247,6 +385,10 @@ export class Drawer {
         ? undefined
         : completeMention(this.#input, this.#mention.query, chosen);
     }
+    if (this.#argument !== undefined) {
+      const chosen = this.#argument.entries[this.#selected];
+      return chosen === undefined ? undefined : `${this.#argument.prefix}${chosen.value}`;
+    }
     const entry = this.selected;
     if (entry === undefined || this.#match.argumentOf !== undefined) return undefined;
     return entry.line;
@@ -256,6 +398,10 @@ export class Drawer {
   lines(width: number, rows: number): StyledLine[] {
     if (rows <= 0) return [];
     if (this.#mention !== undefined) return this.#list(this.#mention.entries, width, rows);
+    if (this.#argument !== undefined) {
+      const values = this.#argument.entries.map((e) => ({ line: e.value, help: e.help }));
+      return this.#list(values, width, rows);
+    }
     const { entries, argumentOf } = this.#match;
     if (entries.length === 0) {
       return [[{ text: truncateToCells("  no command matches", width), style: Styles.dim }]];
@@ -286,7 +432,7 @@ export class Drawer {
     width: number,
     rows: number,
   ): StyledLine[] {
-    const column = Math.min(30, Math.max(...entries.map((e) => e.line.length)) + 4);
+    const column = Math.min(40, Math.max(...entries.map((e) => e.line.length)) + 4);
     // Keep the selection in view.
     const first = Math.max(0, Math.min(this.#selected - rows + 1, entries.length - rows));
     const start = Math.max(0, Math.min(first, this.#selected));
@@ -320,8 +466,9 @@ export interface EditTarget {
 /**
  * A key for the drawer or the input line: with the drawer open, Up and Down select, Tab
  * completes, Esc closes it, and Enter on a partial word completes it to the selection and sends
- * that (a resource mention is sent as typed); everything else edits the line. Returns
- * `"escape"` for an Esc nothing here wanted.
+ * that (a command's argument too, unless it is empty or one of the values offered; a mention is
+ * sent as typed); everything else edits the line. Returns `"escape"` for an Esc nothing here
+ * wanted.
  *
  * @example
  * ```ts
@@ -345,7 +492,10 @@ export function editKey(target: EditTarget, key: Key): "escape" | undefined {
     drawer.dismiss();
     return undefined;
   }
-  if (drawer.mentioning && (key.name === "up" || key.name === "down" || key.name === "tab")) {
+  // Values of an argument and `@` words: the same list keys, and Tab inserts without a space
+  // after a value (the line may be sent as it is).
+  const listing = drawer.completing || drawer.mentioning;
+  if (listing && (key.name === "up" || key.name === "down" || key.name === "tab")) {
     if (key.name === "tab") {
       const completion = drawer.completion();
       if (completion !== undefined) editor.set(completion);
@@ -353,7 +503,16 @@ export function editKey(target: EditTarget, key: Key): "escape" | undefined {
     } else drawer.move(key.name === "up" ? -1 : 1);
     return undefined;
   }
-  if (!drawer.mentioning && drawer.open && drawer.match.entries.length > 0) {
+  if (drawer.completing && key.name === "enter" && !key.alt) {
+    // A partial value completes to the selection, which then runs; an empty one runs as is.
+    const completion = drawer.completion();
+    if (completion !== undefined && drawer.typedArgument !== "" && !drawer.exactArgument) {
+      editor.set(completion);
+    }
+  }
+  if (
+    !drawer.mentioning && !drawer.completing && drawer.open && drawer.match.entries.length > 0
+  ) {
     if (key.name === "up" || key.name === "down") {
       drawer.move(key.name === "up" ? -1 : 1);
       return undefined;

@@ -1,14 +1,14 @@
 /**
  * One frame of the interactive session, composed into the screen from the bottom up: the status
  * bar, the input line (or the question showing), the hint, the command drawer, the rule with the
- * turn's spinner, and the transcript in the rows left. A panel, when one is open and no question
- * shows, takes the whole screen instead.
+ * turn's spinner, the todo panel when it is open, and the transcript in the rows left. A panel
+ * (`/panel`), when one is open and no question shows, takes the whole screen instead.
  *
  * @module
  */
 
 import type { CommandRoot } from "@amber/core";
-import { truncateToCells } from "@amber/core/cells";
+import { cellWidth, truncateToCells } from "@amber/core/cells";
 import type { Dialogs } from "./dialogs.ts";
 import type { Drawer } from "./drawer.ts";
 import { layoutInput, type LineEditor } from "./line_editor.ts";
@@ -44,8 +44,15 @@ export interface FrameParts {
   readonly scroll: number;
   /** A hint over the input line, or "". */
   readonly hint: string;
-  /** The turn running: the tool it runs ("" for none) and the spinner's frame. */
-  readonly turn: { readonly tool: string; readonly spinner: number } | undefined;
+  /**
+   * The turn running: what it does ("" while the model answers), the figures for the right of
+   * the rule (elapsed time, live tokens), and the spinner's frame.
+   */
+  readonly turn:
+    | { readonly doing: string; readonly figures: string; readonly spinner: number }
+    | undefined;
+  /** The todo panel's lines for a width in at most so many rows (none while it is closed). */
+  readonly todos?: (width: number, rows: number) => readonly StyledLine[];
 }
 
 /**
@@ -143,6 +150,10 @@ export class FrameComposer {
     }
     bottom--;
     this.#rule(bottom, width, parts);
+    // The todo panel sits over the rule, in rows taken from the transcript's share.
+    const todoLines = parts.todos?.(width, Math.min(Math.floor(height / 3), bottom - 3)) ?? [];
+    bottom -= todoLines.length;
+    for (let i = 0; i < todoLines.length; i++) screen.writeLine(bottom + i, 0, todoLines[i]);
     const rows = Math.max(0, bottom);
     const view = parts.transcript.view(width, rows, parts.scroll);
     const shift = scrolledBy(this.#lastView, view);
@@ -156,18 +167,25 @@ export class FrameComposer {
     else screen.setCursor(height - 1, 0, false);
   }
 
+  // The turn's figures sit at the right end of the rule while there is room beside its label;
+  // the label (and the way to cancel) is what stays on a narrow screen.
   #rule(row: number, width: number, parts: FrameParts): void {
     if (row < 0) return;
     this.#screen.fill(row, 0, width, "─", Styles.dim);
     let label = "";
+    let figures = "";
     if (parts.turn !== undefined) {
-      label = ` ${SPINNER[parts.turn.spinner]} ${
-        parts.turn.tool ? `running ${parts.turn.tool}` : "working"
-      } · Ctrl-C cancels `;
+      label = ` ${SPINNER[parts.turn.spinner]} ${parts.turn.doing || "working"} · Ctrl-C cancels `;
+      if (parts.turn.figures !== "") figures = ` ${parts.turn.figures} `;
     } else if (parts.scroll > 0) {
       label = " scrolled back · PgDn or Esc returns ";
     }
-    if (label !== "") this.#screen.write(row, 2, truncateToCells(label, width - 4), Styles.accent);
+    if (label === "") return;
+    const right = cellWidth(figures);
+    if (right > 0 && 2 + cellWidth(label) + 1 + right + 2 <= width) {
+      this.#screen.write(row, width - 2 - right, figures, Styles.dim);
+    }
+    this.#screen.write(row, 2, truncateToCells(label, width - 4), Styles.accent);
   }
 }
 

@@ -1,12 +1,16 @@
 /**
- * `@` completion of MCP resources in the input line. A word being typed at the end of the line
- * that starts with `@` names a resource as `@server:uri` (the attachment `@amber/mcp` reads
- * when the prompt is sent): `@ev` offers the servers that have resources, `@everything:` that
- * server's resources by uri and name, narrowed by what follows the colon. Tab inserts the
- * selection in place of the word.
+ * `@` completion in the input line. A word being typed at the end of the line that starts with
+ * `@` names a workspace file (`@src/main.ts`, attached to the prompt when it is sent: see
+ * `attachments.ts`) or an MCP resource as `@server:uri` (the attachment `@amber/mcp` reads when
+ * the prompt is sent). `@ma` offers the files whose paths hold `ma` fuzzily (see `fuzzy.ts`) and
+ * the servers with resources whose names start with it; `@everything:` offers that server's
+ * resources by uri and name, narrowed by what follows the colon. Tab inserts the selection in
+ * place of the word.
  *
  * @module
  */
+
+import { fuzzyRank } from "./fuzzy.ts";
 
 /** A resource a mention can name. */
 export interface MentionResource {
@@ -22,19 +26,24 @@ export interface MentionResource {
 export interface MentionQuery {
   /** Where the word starts in the line (the `@`). */
   readonly start: number;
-  /** The server part: what follows `@`, up to the colon. */
-  readonly server: string;
+  /** Everything after the `@`: a file path, or `server:uri`. */
+  readonly word: string;
+  /**
+   * The server part, up to the colon, when the word could name an MCP server (letters, digits,
+   * `_` and `-`); undefined otherwise.
+   */
+  readonly server?: string;
   /** What follows the colon; undefined while the server is still being typed. */
   readonly resource?: string;
 }
 
 /** One offer of the drawer: what Tab puts in place of the word, and what it shows. */
 export interface MentionEntry {
-  /** The word it completes to: `@server:` or `@server:uri `. */
+  /** The word it completes to: `@path `, `@server:` or `@server:uri `. */
   readonly insert: string;
   /** The text shown for it. */
   readonly line: string;
-  /** Its description: the resource's name, or the server's resource count. */
+  /** Its description: `file`, the resource's name, or the server's resource count. */
   readonly help: string;
 }
 
@@ -46,8 +55,14 @@ export interface MentionEntry {
  * ```ts
  * import assert from "node:assert/strict";
  * import { mentionQuery } from "./mentions.ts";
- * assert.deepEqual(mentionQuery("read @docs:file:///a"), { start: 5, server: "docs", resource: "file:///a" });
- * assert.deepEqual(mentionQuery("@do"), { start: 0, server: "do" });
+ * assert.deepEqual(mentionQuery("read @docs:file:///a"), {
+ *   start: 5,
+ *   word: "docs:file:///a",
+ *   server: "docs",
+ *   resource: "file:///a",
+ * });
+ * assert.deepEqual(mentionQuery("@do"), { start: 0, word: "do", server: "do" });
+ * assert.deepEqual(mentionQuery("see @src/ma"), { start: 4, word: "src/ma" });
  * assert.equal(mentionQuery("mail me@example.com"), undefined);
  * assert.equal(mentionQuery("@docs:x then more"), undefined);
  * assert.equal(mentionQuery("/help @docs:"), undefined);
@@ -55,17 +70,32 @@ export interface MentionEntry {
  */
 export function mentionQuery(input: string): MentionQuery | undefined {
   if (input.trimStart().startsWith("/")) return undefined;
-  const match = /(^|\s)@([A-Za-z0-9_-]*)(?::(\S*))?$/.exec(input);
+  const match = /(^|\s)@(\S*)$/.exec(input);
   if (match === null) return undefined;
   const start = match.index + match[1].length;
-  return match[3] === undefined
-    ? { start, server: match[2] }
-    : { start, server: match[2], resource: match[3] };
+  const word = match[2];
+  const mcp = /^([A-Za-z0-9_-]*)(?::(.*))?$/.exec(word);
+  if (mcp === null) return { start, word };
+  return mcp[2] === undefined
+    ? { start, word, server: mcp[1] }
+    : { start, word, server: mcp[1], resource: mcp[2] };
+}
+
+/** What {@linkcode mentionEntries} offers from. */
+export interface MentionSources {
+  /** The MCP servers' resources. */
+  readonly resources?: readonly MentionResource[];
+  /** The workspace's files, `/`-separated and relative to the root. */
+  readonly files?: readonly string[];
+  /** At most this many files (50 by default). */
+  readonly limit?: number;
 }
 
 /**
- * What the drawer offers for `query`: servers with resources while the server is typed, then
- * that server's resources whose uri starts with, or whose name contains, what follows the colon.
+ * What the drawer offers for `query`: while no colon is typed, the servers with resources whose
+ * names start with the word, then the files matching it best first; after `server:`, that
+ * server's resources whose uri starts with, or whose name contains, what follows the colon (and
+ * the files matching the whole word, when no server has that name).
  *
  * @example
  * ```ts
@@ -75,39 +105,49 @@ export function mentionQuery(input: string): MentionQuery | undefined {
  *   { server: "docs", uri: "file:///readme.md", name: "README" },
  *   { server: "docs", uri: "file:///guide.md", name: "Guide" },
  * ];
- * assert.deepEqual(mentionEntries(resources, { start: 0, server: "d" }).map((e) => e.insert), ["@docs:"]);
- * assert.deepEqual(
- *   mentionEntries(resources, { start: 0, server: "docs", resource: "gui" }).map((e) => e.insert),
- *   ["@docs:file:///guide.md "],
- * );
+ * const files = ["src/docs.ts", "README.md"];
+ * const inserts = (query: Parameters<typeof mentionEntries>[1]) =>
+ *   mentionEntries({ resources, files }, query).map((e) => e.insert);
+ * assert.deepEqual(inserts({ start: 0, word: "do", server: "do" }), ["@docs:", "@src/docs.ts "]);
+ * assert.deepEqual(inserts({ start: 0, word: "docs:gui", server: "docs", resource: "gui" }), [
+ *   "@docs:file:///guide.md ",
+ * ]);
+ * assert.deepEqual(inserts({ start: 0, word: "src/d" }), ["@src/docs.ts "]);
  * ```
  */
-export function mentionEntries(
-  resources: readonly MentionResource[],
-  query: MentionQuery,
-): MentionEntry[] {
-  if (query.resource === undefined) {
-    const counts = new Map<string, number>();
-    for (const resource of resources) {
-      if (resource.server.startsWith(query.server)) {
-        counts.set(resource.server, (counts.get(resource.server) ?? 0) + 1);
-      }
-    }
-    return [...counts].map(([server, count]) => ({
-      insert: `@${server}:`,
-      line: `@${server}:`,
-      help: `${count} resource${count === 1 ? "" : "s"}`,
+export function mentionEntries(sources: MentionSources, query: MentionQuery): MentionEntry[] {
+  const resources = sources.resources ?? [];
+  const { server, resource } = query;
+  if (server !== undefined && resource !== undefined) {
+    const typed = resource.toLowerCase();
+    const found = resources.filter((r) =>
+      r.server === server &&
+      (r.uri.toLowerCase().startsWith(typed) || r.name.toLowerCase().includes(typed))
+    ).map((r) => ({
+      insert: `@${r.server}:${r.uri} `,
+      line: `@${r.server}:${r.uri}`,
+      help: r.name,
     }));
+    if (resources.some((r) => r.server === server)) return found;
   }
-  const typed = query.resource.toLowerCase();
-  return resources.filter((resource) =>
-    resource.server === query.server &&
-    (resource.uri.toLowerCase().startsWith(typed) || resource.name.toLowerCase().includes(typed))
-  ).map((resource) => ({
-    insert: `@${resource.server}:${resource.uri} `,
-    line: `@${resource.server}:${resource.uri}`,
-    help: resource.name,
-  }));
+  const entries: MentionEntry[] = [];
+  if (server !== undefined && resource === undefined) {
+    const counts = new Map<string, number>();
+    for (const r of resources) {
+      if (r.server.startsWith(server)) counts.set(r.server, (counts.get(r.server) ?? 0) + 1);
+    }
+    for (const [name, count] of counts) {
+      entries.push({
+        insert: `@${name}:`,
+        line: `@${name}:`,
+        help: `${count} resource${count === 1 ? "" : "s"}`,
+      });
+    }
+  }
+  for (const path of fuzzyRank(sources.files ?? [], query.word, sources.limit ?? 50)) {
+    entries.push({ insert: `@${path} `, line: `@${path}`, help: "file" });
+  }
+  return entries;
 }
 
 /**

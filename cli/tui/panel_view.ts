@@ -26,9 +26,15 @@ export const SELECTION_MARK = "›";
 
 /**
  * Where a panel view finds its panel: the panel registry, or a view the TUI itself shows (the
- * `/mcp` console) in the same frame.
+ * `/mcp` console, a picker) in the same frame. A view of the TUI's own may say when it is
+ * finished (a picker picked), and what its footer says.
  */
-export type PanelSource = Pick<PanelRegistry, "list" | "render" | "key">;
+export type PanelSource = Pick<PanelRegistry, "list" | "render" | "key"> & {
+  /** Whether the panel has finished: the host closes it after the key that finished it. */
+  readonly done?: (id: string) => boolean;
+  /** The footer's text, in place of the host's own key help. */
+  readonly footer?: (id: string) => string;
+};
 
 /** What a key did to a panel. */
 export type PanelKeyResult = "close" | "handled" | "ignored";
@@ -122,7 +128,7 @@ export class PanelView {
     if (key.name === "escape" && !key.alt) return "close";
     if (this.#panels.key(this.id, keyName(key))) {
       this.#reveal = true;
-      return "handled";
+      return this.#panels.done?.(this.id) ? "close" : "handled";
     }
     const page = Math.max(1, this.#page - 1);
     switch (key.name) {
@@ -182,7 +188,10 @@ export class PanelView {
     screen.write(
       height - 1,
       0,
-      truncateToCells(`Esc close · ↑↓ PgUp PgDn scroll${position}`, width),
+      truncateToCells(
+        `${this.#panels.footer?.(this.id) ?? "Esc close · ↑↓ PgUp PgDn scroll"}${position}`,
+        width,
+      ),
       Styles.dim,
     );
   }

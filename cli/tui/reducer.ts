@@ -11,26 +11,18 @@
 import type { ToolCall, ToolResult } from "@amber/core";
 import { describeCompaction, describeEnd, type SessionEvent } from "../session/mod.ts";
 import { sanitizeText } from "./lines.ts";
+import {
+  EMPTY_METER,
+  type Meter,
+  meterDelta,
+  meterEnd,
+  meterRequest,
+  meterStart,
+  meterUsage,
+} from "./meter.ts";
 import type { NoticeTone, ToolLabel, TranscriptView } from "./transcript_view.ts";
 
-/**
- * The last response as the bar shows it: latency to the first delta, token counts, and
- * completion tokens per second of streaming.
- */
-export interface Meter {
-  /** Latency of the last response to its first delta, ms. */
-  readonly latencyMs: number;
-  /** Prompt tokens of the last response. */
-  readonly promptTokens: number;
-  /** Completion tokens of the last response. */
-  readonly completionTokens: number;
-  /** Completion tokens per second of the last response. */
-  readonly tps: number;
-  /** When the model call in progress started, ms. */
-  readonly started?: number;
-  /** When its first delta arrived, ms. */
-  readonly first?: number;
-}
+export type { Meter } from "./meter.ts";
 
 /**
  * The last request as the bar shows it: its estimated size against the window (after a
@@ -52,7 +44,10 @@ export interface PromptFigures {
 export interface ViewState {
   /** The tool running now, or "". */
   readonly runningTool: string;
-  /** Labels of calls an approval was asked for, by call id, until the call ends. */
+  /**
+   * Labels of calls an approval was asked for, by call id, until the call ends (or its turn:
+   * an id is unique only within one reply, so none outlives the turn that asked).
+   */
   readonly labels: ReadonlyMap<string, ToolLabel>;
   /** The meter. */
   readonly meter: Meter;
@@ -65,9 +60,23 @@ export type TranscriptChange =
   | { readonly kind: "text"; readonly delta: string }
   | { readonly kind: "reasoning"; readonly delta: string }
   | { readonly kind: "endStream" }
-  | { readonly kind: "toolStart"; readonly call: ToolCall; readonly label: ToolLabel }
+  | {
+    readonly kind: "toolStart";
+    /** The step whose reply asked for the call (with the call, which row it is). */
+    readonly step: number;
+    readonly call: ToolCall;
+    readonly label: ToolLabel;
+  }
+  | {
+    /** Output the running call streamed (already redacted). */
+    readonly kind: "toolOutput";
+    readonly step: number;
+    readonly call: ToolCall;
+    readonly chunk: string;
+  }
   | {
     readonly kind: "toolEnd";
+    readonly step: number;
     readonly call: ToolCall;
     readonly result: ToolResult;
     readonly durationMs: number;
@@ -80,7 +89,7 @@ export type TranscriptChange =
 export const INITIAL_VIEW: ViewState = Object.freeze({
   runningTool: "",
   labels: new Map<string, ToolLabel>(),
-  meter: Object.freeze({ latencyMs: 0, promptTokens: 0, completionTokens: 0, tps: 0 }),
+  meter: EMPTY_METER,
 });
 
 /**
@@ -108,11 +117,19 @@ export function reduce(
     case "text":
     case "reasoning":
       return {
-        state: { ...state, meter: meterDelta(state.meter, now) },
+        state: { ...state, meter: meterDelta(state.meter, event.delta.length, now) },
         changes: [{ kind: event.type, delta: event.delta }],
       };
     case "toolCallStart":
-      return { state: { ...state, meter: meterDelta(state.meter, now) }, changes: [] };
+      return {
+        state: { ...state, meter: meterDelta(state.meter, event.name.length, now) },
+        changes: [],
+      };
+    case "toolCallDelta":
+      return {
+        state: { ...state, meter: meterDelta(state.meter, event.delta.length, now) },
+        changes: [],
+      };
     case "stepEnd":
       return {
         state: { ...state, meter: meterEnd(state.meter, event.usage, now) },
@@ -126,6 +143,7 @@ export function reduce(
       return {
         state: {
           ...state,
+          meter: meterRequest(state.meter, event.tokens),
           prompt: {
             tokens: event.tokens,
             ...(event.contextWindow === undefined ? {} : { window: event.contextWindow }),
@@ -136,12 +154,13 @@ export function reduce(
       };
     }
     case "usage": {
+      const metered = { ...state, meter: meterUsage(state.meter, event, now) };
       const prompt = state.prompt;
       if (prompt === undefined || event.cachedTokens === undefined || event.promptTokens <= 0) {
-        return { state, changes: [] };
+        return { state: metered, changes: [] };
       }
       const cachedShare = Math.min(1, event.cachedTokens / event.promptTokens);
-      return { state: { ...state, prompt: { ...prompt, cachedShare } }, changes: [] };
+      return { state: { ...metered, prompt: { ...prompt, cachedShare } }, changes: [] };
     }
     case "compactionStarted": {
       // The window, for the figure after it, when no request said it yet (a resumed session).
@@ -176,6 +195,7 @@ export function reduce(
         state: { ...state, runningTool: event.call.name },
         changes: [{
           kind: "toolStart",
+          step: event.step,
           call: event.call,
           label: { verb: event.verb, summary: event.summary },
         }],
@@ -186,6 +206,11 @@ export function reduce(
         state: { ...state, runningTool: `${event.call.name}: ${firstLine(event.message)}` },
         changes: [],
       };
+    case "toolOutput":
+      return {
+        state,
+        changes: [{ kind: "toolOutput", step: event.step, call: event.call, chunk: event.chunk }],
+      };
     case "toolEnd": {
       const label = state.labels.get(event.call.id);
       const labels = new Map(state.labels);
@@ -194,6 +219,7 @@ export function reduce(
         state: { ...state, runningTool: "", labels },
         changes: [{
           kind: "toolEnd",
+          step: event.step,
           call: event.call,
           result: event.result,
           durationMs: event.durationMs,
@@ -207,10 +233,12 @@ export function reduce(
         changes: [{ kind: "notice", text: `↻ ${event.guard}: ${event.feedback}`, tone: "dim" }],
       };
     case "end": {
+      // The turn is over: a label it gave a call cannot belong to a later call of that id.
+      const ended = state.labels.size === 0 ? state : { ...state, labels: INITIAL_VIEW.labels };
       const cause = event.cause;
       if (cause.kind === "cancelled") {
         return {
-          state,
+          state: ended,
           changes: [{
             kind: "notice",
             text: "cancelled (every committed step is kept)",
@@ -218,8 +246,11 @@ export function reduce(
           }],
         };
       }
-      if (cause.kind === "completed") return { state, changes: [] };
-      return { state, changes: [{ kind: "notice", text: describeEnd(cause), tone: "error" }] };
+      if (cause.kind === "completed") return { state: ended, changes: [] };
+      return {
+        state: ended,
+        changes: [{ kind: "notice", text: describeEnd(cause), tone: "error" }],
+      };
     }
     case "retry":
       return { state, changes: [{ kind: "notice", text: event.message, tone: "warn" }] };
@@ -294,11 +325,14 @@ export function applyChanges(
         transcript.endStream();
         break;
       case "toolStart":
-        transcript.toolStart(change.call, change.label);
+        transcript.toolStart(change, change.label);
+        break;
+      case "toolOutput":
+        transcript.toolOutput(change, change.chunk);
         break;
       case "toolEnd":
         transcript.toolEnd(
-          change.call,
+          change,
           change.result,
           change.durationMs,
           change.label ?? label(change.call),
@@ -309,33 +343,6 @@ export function applyChanges(
         break;
     }
   }
-}
-
-function meterStart(meter: Meter, now: number): Meter {
-  const { started: _started, first: _first, ...figures } = meter;
-  return { ...figures, started: now };
-}
-
-function meterDelta(meter: Meter, now: number): Meter {
-  if (meter.first !== undefined || meter.started === undefined) return meter;
-  return { ...meter, first: now, latencyMs: now - meter.started };
-}
-
-// A response without usage leaves the last figures.
-function meterEnd(
-  meter: Meter,
-  usage: { readonly promptTokens: number; readonly completionTokens: number } | undefined,
-  now: number,
-): Meter {
-  const { started, first: _first, ...figures } = meter;
-  if (usage === undefined || started === undefined) return figures;
-  const seconds = (now - (meter.first ?? started)) / 1000;
-  return {
-    ...figures,
-    promptTokens: usage.promptTokens,
-    completionTokens: usage.completionTokens,
-    tps: seconds > 0.05 ? usage.completionTokens / seconds : 0,
-  };
 }
 
 function firstLine(text: string): string {

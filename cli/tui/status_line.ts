@@ -23,7 +23,8 @@ import {
 } from "@amber/core";
 import { type AgentSession, dollars } from "../session/mod.ts";
 import type { Span, StyledLine } from "./lines.ts";
-import type { Meter, PromptFigures } from "./reducer.ts";
+import type { Meter } from "./meter.ts";
+import type { PromptFigures } from "./reducer.ts";
 import { type Style, style, Styles } from "./style.ts";
 
 const SEPARATOR: Span = { text: " │ ", style: Styles.dim };

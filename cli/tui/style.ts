@@ -159,6 +159,9 @@ export const Styles: {
   readonly title: Style;
   readonly selected: Style;
   readonly banner: Style;
+  readonly diffAdd: Style;
+  readonly diffRemove: Style;
+  readonly diffHunk: Style;
 } = {
   plain: 0,
   dim: style({ dim: true }),
@@ -173,4 +176,7 @@ export const Styles: {
   title: style({ inverse: true, bold: true }),
   selected: style({ inverse: true }),
   banner: style({ fg: "black", bg: "yellow", bold: true }),
+  diffAdd: style({ fg: "green" }),
+  diffRemove: style({ fg: "red" }),
+  diffHunk: style({ fg: "cyan", dim: true }),
 };

@@ -9,6 +9,8 @@
  * @module
  */
 
+import { ECHO_MS, InterruptPresses } from "../interrupt_presses.ts";
+
 /** A terminal as the TUI uses it. */
 export interface Terminal {
   /** Columns and rows now. */
@@ -127,7 +129,9 @@ export class DenoTerminal implements Terminal {
  * and `Deno.exit`), an uncaught error or unhandled rejection (restored first, so Deno's report
  * lands on a sane terminal), and SIGTERM or SIGHUP (restored, then the process exits with
  * 128 + the signal number). SIGINT sent from outside goes to `onInterrupt`, as a Ctrl-C typed in
- * the TUI does. Returns a function that removes the guards.
+ * the TUI does; in raw mode a typed Ctrl-C is input, but `deno task` may still forward a SIGINT
+ * it was sent, and a signal that echoes the one before it (within `echoMs`) is one press.
+ * Returns a function that removes the guards.
  *
  * @example
  * ```ts ignore
@@ -140,8 +144,13 @@ export class DenoTerminal implements Terminal {
  * }
  * ```
  */
-export function guardTerminal(terminal: Terminal, onInterrupt: () => void): () => void {
+export function guardTerminal(
+  terminal: Terminal,
+  onInterrupt: () => void,
+  echoMs: number = ECHO_MS,
+): () => void {
   const restore = () => terminal.restore();
+  const presses = new InterruptPresses({ echoMs });
   const signals: [Deno.Signal, () => void][] = [
     ["SIGTERM", () => {
       restore();
@@ -151,7 +160,9 @@ export function guardTerminal(terminal: Terminal, onInterrupt: () => void): () =
       restore();
       Deno.exit(129);
     }],
-    ["SIGINT", onInterrupt],
+    ["SIGINT", () => {
+      if (presses.signal()) onInterrupt();
+    }],
   ];
   globalThis.addEventListener("unload", restore);
   globalThis.addEventListener("error", restore);

@@ -1,7 +1,13 @@
 /**
  * The transcript as the TUI shows it: the user's prompts, the answer rendered as Markdown as it
- * streams, reasoning dimmed (and collapsible), one line per tool call with the tool's verb and
- * summary followed by its outcome, and notices (command output, errors, cancellations).
+ * streams, reasoning dimmed (and collapsible), a row per tool call (`tool_row.ts`: the tool's
+ * name and summary, its streamed output, its outcome and duration, its diff), and notices
+ * (command output, errors, cancellations).
+ *
+ * A tool call's row belongs to its turn and step: call ids are unique only within one reply (a
+ * replayed exchange, a server that reuses ids, Gemini's `call_0` after a resume), so a row is
+ * found by the step that asked for the call and the call's id, among the rows of the turn in
+ * progress only. A prompt starts a turn; an id an earlier turn used never reaches back to it.
  *
  * Deltas are only stored when they arrive; rendering happens when a frame asks for the lines,
  * once per frame however many tokens came in. Each block keeps its rendered lines for the width
@@ -13,19 +19,26 @@
 
 import type { Message, ToolCall, ToolResult } from "@amber/core";
 import { truncateToCells } from "@amber/core/cells";
-import { sanitize, type Span, type StyledLine, wrapSpans } from "./lines.ts";
+import { changeOfCall } from "./diff_view.ts";
+import { type StyledLine, wrapSpans } from "./lines.ts";
 import { MarkdownStream } from "./markdown.ts";
 import { type Style, Styles } from "./style.ts";
+import { type ToolLabel, type ToolOutput, ToolRow } from "./tool_row.ts";
+
+export { type ToolLabel, toolLabel, type ToolOutput } from "./tool_row.ts";
 
 /** How a notice looks. */
 export type NoticeTone = "info" | "good" | "warn" | "error" | "dim";
 
-/** How a tool call is shown: its verb and one-line summary. */
-export interface ToolLabel {
-  /** The tool's display verb ("reading", "running"). */
-  readonly verb: string;
-  /** `summarize(args)`. */
-  readonly summary: string;
+/**
+ * Which call a tool event is about: the step whose reply asked for it and the call (its id is
+ * unique only within that reply). A tool event of the session has this shape.
+ */
+export interface ToolKey {
+  /** The step whose reply asked for the call. */
+  readonly step: number;
+  /** The call. */
+  readonly call: ToolCall;
 }
 
 interface Cache {
@@ -101,47 +114,11 @@ class ReasoningBlock extends Block {
 
 class ToolBlock extends Block {
   readonly kind = "tool";
-  outcome: { result: ToolResult; ms: number } | undefined;
-  running = false;
-  constructor(readonly call: ToolCall, public label: ToolLabel) {
+  constructor(readonly row: ToolRow) {
     super();
   }
   render(width: number): readonly StyledLine[] {
-    const icon: Span = this.outcome === undefined
-      ? { text: "⚙ ", style: Styles.warn }
-      : { text: "⚙ ", style: Styles.dim };
-    const head = wrapSpans(
-      [
-        { text: this.label.verb, style: Styles.bold },
-        { text: ` ${sanitize(this.label.summary)}`, style: Styles.plain },
-      ],
-      width,
-      { first: [icon], rest: [{ text: "  ", style: Styles.plain }] },
-    );
-    if (this.outcome === undefined) return head;
-    const { result, ms } = this.outcome;
-    const took = ms >= 1 ? `  (${formatMs(ms)})` : "";
-    let line: Span[];
-    if (result.ok) {
-      const output = result.output.trim();
-      const all = output === "" ? [] : output.split("\n");
-      const more = all.length > 1 ? `  … +${all.length - 1} lines` : "";
-      const first = sanitize(all[0] ?? "done");
-      const room = Math.max(1, width - 4 - more.length - took.length);
-      line = [
-        { text: "  ✓ ", style: Styles.good },
-        { text: truncateToCells(first, room), style: Styles.dim },
-        { text: more + took, style: Styles.dim },
-      ];
-    } else {
-      const error = sanitize((result.error ?? "failed").split("\n")[0]);
-      line = [
-        { text: "  ✗ ", style: Styles.error },
-        { text: truncateToCells(error, Math.max(1, width - 4 - took.length)), style: Styles.error },
-        { text: took, style: Styles.dim },
-      ];
-    }
-    return [...head, line];
+    return this.row.render(width);
   }
 }
 
@@ -175,38 +152,10 @@ function toneStyle(tone: NoticeTone): Style {
   }
 }
 
-function formatMs(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
 const EMPTY_LINE: StyledLine = [];
 
-/**
- * A call's label from its tool: the tool's verb and its summary of the arguments (the tool's
- * name for both when it has none, or the arguments do not parse).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { toolLabel } from "./transcript_view.ts";
- * const tool = { verb: "reading", summarize: (args: { path?: string }) => args.path ?? "" };
- * const call = { id: "c1", name: "read", arguments: '{"path":"a.ts"}' };
- * assert.deepEqual(toolLabel(tool, call), { verb: "reading", summary: "a.ts" });
- * assert.deepEqual(toolLabel(undefined, call), { verb: "read", summary: "read" });
- * ```
- */
-export function toolLabel(
-  tool: { readonly verb?: string; summarize?(args: unknown): string } | undefined,
-  call: ToolCall,
-): ToolLabel {
-  let summary = call.name;
-  try {
-    const args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
-    summary = tool?.summarize?.(args) ?? call.name;
-  } catch {
-    // A summary is cosmetic.
-  }
-  return { verb: tool?.verb ?? call.name, summary };
+function rowKey(key: { readonly step: number; readonly call: { readonly id: string } }): string {
+  return `${key.step}\u0000${key.call.id}`;
 }
 
 /**
@@ -219,17 +168,25 @@ export function toolLabel(
  * import { plainText } from "./lines.ts";
  * const view = new TranscriptView();
  * view.addUser("greet amber");
- * const call = { id: "c1", name: "greet", arguments: "{}" };
- * view.toolStart(call, { verb: "greeting", summary: "greet amber" });
- * view.toolEnd(call, { ok: true, output: "Hello, amber!" }, 3);
+ * const call = { id: "call_0", name: "greet", arguments: "{}" };
+ * view.toolStart({ step: 0, call }, { verb: "greeting", summary: "greet amber" });
+ * view.toolEnd({ step: 0, call }, { ok: true, output: "Hello, amber!" }, 3);
  * view.appendText("Done: **greeted**.");
- * assert.deepEqual(view.view(40, 10, 0).map(plainText), [
+ * view.addUser("again");
+ * // The same id in the next turn is a call of its own, with a row of its own.
+ * view.toolEnd({ step: 2, call }, { ok: false, output: "", error: "the user denied 'greet'" }, 0);
+ * assert.deepEqual(view.view(40, 20, 0).map(plainText), [
  *   "› greet amber",
  *   "",
- *   "⚙ greeting greet amber",
+ *   "⚙ greet amber",
  *   "  ✓ Hello, amber!  (3 ms)",
  *   "",
  *   "Done: greeted.",
+ *   "",
+ *   "› again",
+ *   "",
+ *   "⚙ greet",
+ *   "  ✗ the user denied 'greet'",
  * ]);
  * ```
  */
@@ -265,6 +222,8 @@ export class TranscriptView {
   /** The user's prompt. */
   addUser(text: string): void {
     this.#close();
+    // A new turn: its calls' rows are new rows, whatever ids earlier turns used.
+    this.#tools = new Map();
     this.#push(new UserBlock(text));
   }
 
@@ -297,31 +256,47 @@ export class TranscriptView {
     this.#close();
   }
 
-  /** A tool call starts (or is about to be asked about). */
-  toolStart(call: ToolCall, label: ToolLabel): void {
-    this.#close();
-    const known = this.#tools.get(call.id);
-    if (known !== undefined) {
-      known.label = label;
-      known.stamp++;
-      this.#stamp++;
-      return;
-    }
-    const block = new ToolBlock(call, label);
-    this.#tools.set(call.id, block);
-    this.#push(block);
+  /** A tool call starts to run: its row, running. */
+  toolStart(key: ToolKey, label: ToolLabel): void {
+    const block = this.#row(key, label);
+    block.row.label = label;
+    block.row.start();
+    this.#touch(block);
   }
 
-  /** A tool call's outcome; a call that never started (denied, blocked) gets its line now. */
-  toolEnd(call: ToolCall, result: ToolResult, durationMs: number, label?: ToolLabel): void {
-    let block = this.#tools.get(call.id);
-    if (block === undefined) {
-      this.toolStart(call, label ?? { verb: call.name, summary: "" });
-      block = this.#tools.get(call.id)!;
-    }
-    block.outcome = { result, ms: durationMs };
-    block.stamp++;
-    this.#stamp++;
+  /** Output a running call streamed: its row shows the last lines of it, and keeps it all. */
+  toolOutput(key: ToolKey, chunk: string): void {
+    const block = this.#tools.get(rowKey(key));
+    if (block === undefined || block.row.ended) return;
+    block.row.append(chunk);
+    this.#touch(block);
+  }
+
+  /**
+   * A tool call's outcome after `durationMs`; a call that never started (denied, blocked,
+   * unknown) gets its row now, labelled `label`.
+   */
+  toolEnd(key: ToolKey, result: ToolResult, durationMs: number, label?: ToolLabel): void {
+    const block = this.#row(key, label ?? { verb: key.call.name, summary: "" });
+    block.row.end(result, durationMs);
+    this.#touch(block);
+  }
+
+  /**
+   * Expands the last tool row (all of its output and diff), or collapses it again; false when
+   * there is none.
+   */
+  toggleLastTool(): boolean {
+    const block = this.#lastTool();
+    if (block === undefined) return false;
+    block.row.expanded = !block.row.expanded;
+    this.#touch(block);
+    return true;
+  }
+
+  /** The last tool row's whole output, for the full-screen viewer; undefined when there is none. */
+  lastToolOutput(): ToolOutput | undefined {
+    return this.#lastTool()?.row.output();
   }
 
   /** A line (or lines) from the host: command output, an error, a cancellation. */
@@ -333,19 +308,26 @@ export class TranscriptView {
   /** Empties the transcript. */
   clear(): void {
     this.#blocks = [];
-    this.#tools.clear();
+    this.#tools = new Map();
     this.#open = undefined;
     this.#stamp++;
   }
 
   /**
    * Shows a conversation read back from a session: prompts, reasoning, answers, and each tool
-   * call with its result. `label` names a call the way the live view did.
+   * call with its result. `label` names a call the way the live view did. Each user message
+   * starts a turn and each assistant message a step of it, so that every call's row sits under
+   * its own prompt, whatever ids the calls had. A result carries no change when read back: an
+   * `edit` or `write` row shows the change rebuilt from the call's arguments.
    */
   replay(messages: readonly Message[], label: (call: ToolCall) => ToolLabel): void {
+    let step = -1;
     for (const message of messages) {
-      if (message.role === "user") this.addUser(message.content);
-      else if (message.role === "assistant") {
+      if (message.role === "user") {
+        this.addUser(message.content);
+        step = -1;
+      } else if (message.role === "assistant") {
+        step++;
         if (message.reasoning) {
           this.appendReasoning(message.reasoning);
           this.#close();
@@ -354,14 +336,15 @@ export class TranscriptView {
           this.appendText(message.content);
           this.#close();
         }
-        for (const call of message.toolCalls ?? []) this.toolStart(call, label(call));
+        for (const call of message.toolCalls ?? []) this.#row({ step, call }, label(call));
       } else if (message.role === "tool") {
-        const block = this.#tools.get(message.toolCallId);
+        const block = this.#tools.get(rowKey({ step, call: { id: message.toolCallId } }));
         if (block === undefined) continue;
         const result: ToolResult = message.isError
           ? { ok: false, output: "", error: message.content.replace(/^error: /, "") }
           : { ok: true, output: message.content };
-        this.toolEnd(block.call, result, 0);
+        block.row.end(result, undefined, result.ok ? changeOfCall(block.row.call) : undefined);
+        this.#touch(block);
       }
     }
   }
@@ -410,6 +393,31 @@ export class TranscriptView {
     const lines = gap ? [EMPTY_LINE, ...rendered] : rendered;
     block.cache = { width, stamp: block.stamp, gap, lines };
     return lines;
+  }
+
+  // The row of the call `key` names in the turn in progress, made (labelled `label`) if new.
+  #row(key: ToolKey, label: ToolLabel): ToolBlock {
+    this.#close();
+    const id = rowKey(key);
+    const known = this.#tools.get(id);
+    if (known !== undefined) return known;
+    const block = new ToolBlock(new ToolRow(key.call, label));
+    this.#tools.set(id, block);
+    this.#push(block);
+    return block;
+  }
+
+  #lastTool(): ToolBlock | undefined {
+    for (let i = this.#blocks.length - 1; i >= 0; i--) {
+      const block = this.#blocks[i];
+      if (block instanceof ToolBlock) return block;
+    }
+    return undefined;
+  }
+
+  #touch(block: Block): void {
+    block.stamp++;
+    this.#stamp++;
   }
 
   #push(block: Block): void {

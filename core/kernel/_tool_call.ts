@@ -15,17 +15,19 @@ import type { GateInput, GateOutcome } from "../hooks.ts";
 import { timeoutFor, withDeadline } from "../limits.ts";
 import type { ToolCall } from "../message.ts";
 import { deepFreeze } from "../read_only.ts";
-import type { FileChange, Tool, ToolResult } from "../tool.ts";
+import type { PermissionVerdict } from "../permissions.ts";
+import type { FileChange, ToolResult } from "../tool.ts";
 import { faultText } from "./_fault_text.ts";
 import { decideGates } from "./_gates.ts";
-import { isFileChange, isToolResult } from "../tool.ts";
+import { isToolResult } from "../tool.ts";
 import { runTool } from "./_tool_deadline.ts";
+import { previewChange, redactChange } from "./_tool_preview.ts";
 import type { RunEvent, RunOptions } from "./run_types.ts";
 
 /** What of the run's options the tool calls use. */
 export type ToolCallOptions = Pick<
   RunOptions,
-  "runtime" | "approval" | "ask" | "hostGate" | "onEvent" | "redact"
+  "runtime" | "approval" | "ask" | "hostGate" | "onEvent" | "redact" | "permissions"
 >;
 
 /** A tool the kernel stopped waiting for: it ignored its cancel past the grace. */
@@ -128,6 +130,17 @@ export class ToolCalls {
         error: `there is no tool '${call.name}'; tools: ${[...env.tools.keys()].join(", ")}`,
       }, 0);
     }
+    const tool = entry.tool;
+    let summary = call.name;
+    try {
+      summary = tool.summarize?.(args) ?? call.name;
+    } catch {
+      // A summary is cosmetic; a broken one does not stop the call.
+    }
+    const verdict = this.#rules(call, args, summary);
+    if (typeof verdict === "string") {
+      return this.#report(call, step, { ok: false, output: "", error: verdict }, 0);
+    }
     const gate = await this.#gates(env, call);
     if (gate.kind === "block") {
       return this.#report(call, step, { ok: false, output: "", error: gate.reason }, 0);
@@ -136,15 +149,9 @@ export class ToolCalls {
     if (gate.kind === "schedule") {
       return this.#schedule(env, call, step, gate.correlationId, gate.actionKind);
     }
-    const tool = entry.tool;
-    let summary = call.name;
-    try {
-      summary = tool.summarize?.(args) ?? call.name;
-    } catch {
-      // A summary is cosmetic; a broken one does not stop the call.
-    }
-    let needsApproval = gate.kind === "requireConfirmation";
-    if (!needsApproval) {
+    // An allow rule answers the tool's own question, so the tool is not asked it.
+    let needsApproval = gate.kind === "requireConfirmation" || verdict?.effect === "ask";
+    if (!needsApproval && verdict?.effect !== "allow") {
       try {
         const asked = tool.requiresApproval?.(args) ?? false;
         // Only an answer that is not there yet (a sandboxed plugin's) costs an await.
@@ -164,7 +171,14 @@ export class ToolCalls {
       const denied = await this.#approve(
         { call, args, summary },
         gate.kind === "requireConfirmation" ? gate : undefined,
-        () => this.#preview(entry.owner, tool, args),
+        () =>
+          previewChange(
+            { runtime, redact: this.#o.redact, signal: this.#signal },
+            entry.owner,
+            tool,
+            args,
+          ),
+        verdict,
       );
       if (denied !== undefined) {
         return this.#report(call, step, { ok: false, output: "", error: denied }, 0);
@@ -225,30 +239,52 @@ export class ToolCalls {
     return decideGates(this.#o.runtime, hostGate, env.gates, input);
   }
 
+  // What the permission rules say of the call; a string (why it is blocked) for a deny rule, or
+  // when the rules cannot be asked: a broken check must not let calls through.
+  #rules(call: ToolCall, args: unknown, summary: string): PermissionVerdict | string | undefined {
+    const permissions = this.#o.permissions;
+    if (permissions === undefined) return undefined;
+    let verdict;
+    try {
+      verdict = permissions({ name: call.name, args, summary });
+    } catch (error) {
+      return `the permission rules could not be checked for '${call.name}': ${
+        describeError(error)
+      }`;
+    }
+    if (verdict?.effect !== "deny") return verdict;
+    return `'${call.name}' is denied by the permission rule '${verdict.rule}' (${verdict.source})`;
+  }
+
   // Undefined when the call may run, else why not. A confirmation a gate asked for (it carries a
-  // correlation id) is put to the user whatever the policy: `auto` does not answer it, nor does an
-  // earlier "always"; with no one to ask, or under `deny`, the answer is no.
+  // correlation id), or an ask rule's question, is put to the user whatever the policy: `auto`
+  // does not answer it, nor does an earlier "always"; with no one to ask, or under `deny`, the
+  // answer is no. An allow rule answers every other question, under every policy: the user gave
+  // that answer ahead of time.
   async #approve(
     asked: { readonly call: ToolCall; readonly args: unknown; readonly summary: string },
     confirmation: { readonly correlationId: string; readonly reason?: string } | undefined,
     preview: () => Promise<FileChange | undefined>,
+    verdict: PermissionVerdict | undefined,
   ): Promise<string | undefined> {
     const { call, args, summary } = asked;
     const policy = this.#o.approval;
     const gateAsked = confirmation !== undefined;
-    if (policy === "auto" && !gateAsked) return undefined;
-    if (policy === "deny") {
-      return gateAsked
-        ? `a tool gate asked to confirm '${call.name}' and the approval policy is deny`
-        : `'${call.name}' needs approval and the approval policy is deny`;
-    }
-    if (!gateAsked && this.#alwaysAllowed.has(call.name)) return undefined;
+    const rule = !gateAsked && verdict?.effect === "ask" ? verdict : undefined;
+    const forced = gateAsked || rule !== undefined;
+    if (!forced && verdict?.effect === "allow") return undefined;
+    const who = gateAsked
+      ? `a tool gate asked to confirm '${call.name}'`
+      : rule !== undefined
+      ? `the permission rule '${rule.rule}' (${rule.source}) asks to confirm '${call.name}'`
+      : `'${call.name}' needs approval`;
+    if (policy === "auto" && !forced) return undefined;
+    if (policy === "deny") return `${who} and the approval policy is deny`;
+    if (!forced && this.#alwaysAllowed.has(call.name)) return undefined;
     if (this.#o.ask === undefined) {
-      return gateAsked
-        ? `a tool gate asked to confirm '${call.name}' and there is no one to ask; ` +
-          "run in a terminal to answer it"
-        : `'${call.name}' needs approval and there is no one to ask; ` +
-          "run in a terminal, or with --approve auto";
+      return forced
+        ? `${who} and there is no one to ask; run in a terminal to answer it`
+        : `${who} and there is no one to ask; run in a terminal, or with --approve auto`;
     }
     const change = await preview();
     let answer;
@@ -259,12 +295,13 @@ export class ToolCalls {
         summary,
         ...(confirmation === undefined ? {} : { correlationId: confirmation.correlationId }),
         ...(confirmation?.reason === undefined ? {} : { reason: confirmation.reason }),
+        ...(rule === undefined ? {} : { rule: rule.rule, reason: `the rule is in ${rule.source}` }),
         ...(change === undefined ? {} : { change }),
       });
     } catch (error) {
       return `the approval prompt for '${call.name}' failed: ${describeError(error)}`;
     }
-    if (answer === "always" && !gateAsked) this.#alwaysAllowed.add(call.name);
+    if (answer === "always" && !forced) this.#alwaysAllowed.add(call.name);
     return answer === "once" || answer === "always" ? undefined : `the user denied '${call.name}'`;
   }
 
@@ -363,49 +400,9 @@ export class ToolCalls {
     }
   }
 
-  // What the call would change, for the approval question: asked of the tool under the gate
-  // deadline (it runs before the user can answer), checked and redacted. A failure shows no
-  // diff, and the plugin's fault is reported; the question is asked all the same.
-  async #preview(owner: string, tool: Tool, args: unknown): Promise<FileChange | undefined> {
-    const preview = tool.preview;
-    if (preview === undefined) return undefined;
-    const what = `preview of '${tool.name}' of plugin '${owner}'`;
-    const runtime = this.#o.runtime;
-    try {
-      const value: unknown = await withDeadline(
-        () => preview.call(tool, args, { signal: this.#signal }),
-        timeoutFor(runtime.config(), "gate", owner),
-        what,
-      );
-      if (value === undefined) return undefined;
-      if (!isFileChange(value)) {
-        runtime.report({
-          pluginId: owner,
-          where: what,
-          message: "returned something other than a file change",
-        });
-        return undefined;
-      }
-      const redact = this.#o.redact;
-      return redact === undefined ? value : redactChange(value, redact);
-    } catch (error) {
-      runtime.report({ pluginId: owner, where: what, message: faultText(error), error });
-      return undefined;
-    }
-  }
-
   #emit(event: RunEvent): void {
     this.#o.onEvent?.(event);
   }
-}
-
-// The host's redaction over both sides of a change; the same object when nothing was hidden.
-function redactChange(change: FileChange, redact: (text: string) => string): FileChange {
-  const before = redact(change.before);
-  const after = redact(change.after);
-  const path = redact(change.path);
-  if (before === change.before && after === change.after && path === change.path) return change;
-  return { ...change, path, before, after };
 }
 
 function parseArguments(text: string): unknown {

@@ -11,6 +11,7 @@ import type { ApprovalPolicy } from "../config.ts";
 import type { ChatRequest, StreamEvent, StreamSink } from "../dialect.ts";
 import type { GateInput, GateOutcome, StateCommand } from "../hooks.ts";
 import type { Message, ToolCall } from "../message.ts";
+import type { PermissionCall, PermissionVerdict } from "../permissions.ts";
 import type { CapabilityBoundError } from "../resolution_error.ts";
 import type { PluginRuntime } from "../runtime.ts";
 import type { FileChange, ToolResult } from "../tool.ts";
@@ -157,6 +158,11 @@ export interface ApprovalRequest {
   readonly reason?: string;
   /** What the call would do to a file, when its tool can say (`Tool.preview`), redacted. */
   readonly change?: FileChange;
+  /**
+   * Set when a permission ask rule asked the question (`bash(git push *)`), with where the rule
+   * comes from in `reason`; then "always" is not remembered.
+   */
+  readonly rule?: string;
 }
 
 /** Options of `runAgent`. */
@@ -181,6 +187,14 @@ export interface RunOptions {
   readonly approval: ApprovalPolicy;
   /** Asks the user; without it, `ask` denies with a message saying how to allow. */
   readonly ask?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+  /**
+   * The permission rules (`PermissionRules.decide` of `@amber/core`), asked for every call
+   * before the gates: a deny verdict blocks the call naming the rule, an ask verdict puts it to
+   * the user whatever the policy (denied with no one to ask, or under `deny`), an allow verdict
+   * answers the approval question (a gate's confirmation is still asked). Asked afresh for each
+   * call, so a rule saved mid-run applies to the next call. What it throws blocks the call.
+   */
+  readonly permissions?: (call: PermissionCall) => PermissionVerdict | undefined;
   /** The host's gate, consulted before every plugin gate. */
   readonly hostGate?: (input: GateInput) => GateOutcome | Promise<GateOutcome>;
   /** The most steps (model calls); the backstop for guards that always steer. */

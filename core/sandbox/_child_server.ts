@@ -14,6 +14,7 @@ import { createPluginHostApi, pluginFromExport } from "../plugin_module.ts";
 import { pluginProblem, PluginValidationError, validatePlugin } from "../plugin_validation.ts";
 import { isToolResult, type ToolResult } from "../tool.ts";
 import { type RpcCall, RpcError, RpcErrorCode, type RpcPeer } from "./json_rpc.ts";
+import { outputProgress } from "./_tool_output.ts";
 import {
   type AccountFetchParams,
   type ActionRunParams,
@@ -405,6 +406,7 @@ export class PluginServer {
       result = await served.tool.execute(input, {
         signal: call.signal,
         progress: (message: string) => call.progress(String(message)),
+        output: (chunk: string) => call.progress(outputProgress(String(chunk))),
       });
     } catch (error) {
       return errorResult(`tool '${name}' failed: ${messageOf(error)}`);

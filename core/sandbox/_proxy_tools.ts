@@ -1,12 +1,14 @@
 // A sandboxed plugin's tool capability: each tool's data comes from its descriptor, and its
 // calls cross to the plugin process (`tool.execute`, `tool.requiresApproval`). The kernel's
-// cancel signal crosses as `$/cancelRequest` and the tool's progress comes back as
-// `$/progress`. Whatever goes wrong on the way is an error result, as a tool's failure is.
+// cancel signal crosses as `$/cancelRequest`; the tool's progress and its streamed output
+// come back as `$/progress` values (output tagged, and forwarded only up to a budget per call).
+// Whatever goes wrong on the way is an error result, as a tool's failure is.
 
 import { describeError } from "../errors.ts";
 import { isToolResult, type Tool, type ToolCallContext, type ToolResult } from "../tool.ts";
 import type { ToolCapability } from "../tool_capability.ts";
 import type { ProxyLink } from "./_proxy_link.ts";
+import { isOutputProgress, OutputBudget } from "./_tool_output.ts";
 import {
   type CapabilityDescriptor,
   Method,
@@ -34,11 +36,17 @@ function proxyTool(capability: string, descriptor: ToolDescriptor, link: ProxyLi
     execute: async (args: unknown, context: ToolCallContext): Promise<ToolResult> => {
       const params: ToolExecuteParams = { capability, tool: name, args };
       const progress = context.progress;
+      const stream = context.output;
+      const output = stream === undefined ? undefined : new OutputBudget(stream, what);
+      const onProgress = (value: unknown): void => {
+        if (isOutputProgress(value)) output?.take(value.output);
+        else progress?.(String(value));
+      };
       let result: unknown;
       try {
         result = await link.call(Method.toolExecute, params, "tool", what, {
           signal: context.signal,
-          ...(progress === undefined ? {} : { onProgress: (value) => progress(String(value)) }),
+          ...(progress === undefined && output === undefined ? {} : { onProgress }),
           withGrace: true,
         });
       } catch (error) {

@@ -277,7 +277,10 @@ export type CapabilityDescriptor =
 /** The width a panel is first rendered at. */
 export const PANEL_WIDTH = 80;
 
-/** `tool.execute` params; the result is a `ToolResult`, progress values are strings. */
+/**
+ * `tool.execute` params; the result is a `ToolResult`. Progress values are strings, or
+ * `{ output: string }` for the tool's streamed output (`ToolCallContext.output`).
+ */
 export interface ToolExecuteParams {
   /** The tool capability's name. */
   readonly capability: string;

@@ -3,6 +3,10 @@
  * greeting comes from the plugin's section of config.yaml (`plugins.hello.greeting`), read at
  * the moment it is used, so a config the host attaches later is seen.
  *
+ * It is off until switched on (`amber plugins enable hello`, `/set plugin on hello`): a tool
+ * that only says hello has no place in what a real model is offered, and every tool's schema
+ * costs prompt tokens. `amber demo` switches it on in its own config directory.
+ *
  * @module
  */
 
@@ -63,6 +67,7 @@ function kindOf(value: unknown): string {
  * import { createHelloPlugin } from "@amber/plugins/hello";
  * const hello = createHelloPlugin();
  * assert.equal(hello.id, "hello");
+ * assert.equal(hello.enabledByDefault, false, "off until switched on");
  * assert.deepEqual(hello.capabilities().map((c) => c.kind), ["tool", "command"]);
  * ```
  */
@@ -94,6 +99,7 @@ export function createHelloPlugin(): Plugin {
     name: "Hello",
     description: "The worked example: a greet tool and the /hello command.",
     category: PluginCategory.Other,
+    enabledByDefault: false,
     bound: { tools: exact("greet"), commands: exact("hello") },
     config: helloConfig,
     initialize(ctx) {

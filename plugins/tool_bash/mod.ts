@@ -11,6 +11,7 @@ import type {
   PluginServices,
   ProcessPolicy,
   Tool,
+  ToolCallContext,
   ToolResult,
 } from "@amber/core";
 import { defineTool } from "@amber/core";
@@ -23,6 +24,7 @@ import {
   startProcessGroup,
 } from "../process_group.ts";
 import { toolPlugin } from "../tool_plugin.ts";
+import { LiveOutput } from "./_live_output.ts";
 
 /** The timeout of a command whose call does not set one (ms). */
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -60,8 +62,10 @@ type BashArgs = FromJsonSchema<typeof PARAMETERS>;
  * returns the output, cut to its last 30,000 characters with the cut stated, and the exit code; a
  * non-zero code is reported, not an error, since the command did run. The timeout (default 2
  * min, at most 10) and the run's cancel signal stop the whole group: SIGTERM, then SIGKILL after
- * 2 s; so does the command's own end, for anything it left running in the background. Every call
- * asks for approval by default.
+ * 2 s; so does the command's own end, for anything it left running in the background. A stopped
+ * command's result carries its output so far. While the command runs, its output also streams
+ * through `context.output` (redacted, in batches at most 20 a second), for a front end to show
+ * in the call's row. Every call asks for approval by default.
  *
  * @example
  * ```ts
@@ -102,7 +106,7 @@ function bashTool(services: PluginServices): Tool<BashArgs> {
       const short = line.length > 80 ? `${line.slice(0, 77)}...` : line;
       return `$ ${short}${command.includes("\n") ? " ..." : ""}`;
     },
-    execute: (args, context) => runBash(root, args, context.signal, services.host.processes),
+    execute: (args, context) => runBash(root, args, context, services.host.processes),
   });
 }
 
@@ -131,13 +135,16 @@ class TailBuffer {
 async function runBash(
   root: string,
   args: BashArgs,
-  signal: AbortSignal,
+  context: ToolCallContext,
   processes: ProcessPolicy | undefined,
 ): Promise<ToolResult> {
+  const signal = context.signal;
   if (signal.aborted) return toolError("cancelled before the command started");
   const timeoutMs = Math.min(args.timeout_ms ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
   const { env, secrets } = processes?.environment() ?? childEnvironment();
   const output = new TailBuffer(MAX_OUTPUT_CHARS);
+  const stream = context.output;
+  const live = stream === undefined ? undefined : new LiveOutput((chunk) => stream(chunk), secrets);
   let group: ProcessGroup;
   try {
     group = await startProcessGroup({
@@ -145,7 +152,10 @@ async function runBash(
       argv: ["bash", "-c", `exec 2>&1; ${args.command}`],
       cwd: resolvePath(root, "."),
       env,
-      onOutput: (text) => output.push(text),
+      onOutput: (text) => {
+        output.push(text);
+        live?.push(text);
+      },
     });
   } catch (error) {
     return toolError(`cannot run bash: ${describeError(error)}`);
@@ -171,13 +181,23 @@ async function runBash(
   } finally {
     clearTimeout(timer);
     signal.removeEventListener("abort", onAbort);
+    // The output has ended: its last batch reaches the call's row before the result does.
+    live?.close();
   }
 
   const text = output.render(secrets);
   const sofar = text === "" ? " It printed nothing." : ` Output so far:\n${text}`;
-  if (ended === "cancelled") return toolError(`cancelled: the command was stopped.${sofar}`);
+  // A stopped command's output so far is also the result's `output`, for a front end to keep
+  // in the call's row; the model reads the error, which says it was stopped and includes it.
+  if (ended === "cancelled") {
+    return { ok: false, output: text, error: `cancelled: the command was stopped.${sofar}` };
+  }
   if (ended === "timeout") {
-    return toolError(`timed out after ${timeoutMs} ms: the command was stopped.${sofar}`);
+    return {
+      ok: false,
+      output: text,
+      error: `timed out after ${timeoutMs} ms: the command was stopped.${sofar}`,
+    };
   }
   const status = exit.signal === undefined
     ? `[exit code ${exit.code}]`

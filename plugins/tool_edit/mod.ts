@@ -4,11 +4,21 @@
  * @module
  */
 
-import type { FromJsonSchema, Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
+import type {
+  FileChange,
+  FromJsonSchema,
+  Plugin,
+  PluginServices,
+  Tool,
+  ToolInput,
+  ToolResult,
+} from "@amber/core";
 import { defineTool } from "@amber/core";
+import { CHANGE_TOO_LARGE, fileChange } from "../_file_change.ts";
 import {
   describeError,
   displayPath,
+  isInside,
   looksBinary,
   outsideWorkspace,
   resolvePath,
@@ -65,7 +75,8 @@ const LISTED_LINES = 20;
  * `new_string`, `old_string` is not there (naming the line of a match that differs only in
  * whitespace, if there is one) or is there several times without `replace_all` (listing the
  * lines). The file is written atomically and the result shows the changed region with line
- * numbers. It asks for approval only for a path outside the workspace.
+ * numbers. It asks for approval only for a path outside the workspace; its `preview` (for that
+ * question) and its result's `change` hold the file's text before and after, for a diff.
  *
  * No byte outside the replaced text changes: a UTF-8 byte order mark stays; a CRLF file is matched
  * with the LF text models send, and the new text gets the file's CRLF line ends; a file that is
@@ -105,11 +116,69 @@ function editTool(services: PluginServices): Tool<EditArgs> {
     requiresApproval: (args) => outsideWorkspace(root, args),
     summarize: ({ path, replace_all }) =>
       `edit ${String(path)}${replace_all ? " (all occurrences)" : ""}`,
+    preview: (args, { signal }) => preview(root, args, signal),
     execute: (args) => edit(root, args),
   });
 }
 
+// What the call would do, planned as execute plans it, nothing written; none for a call that
+// would fail.
+async function preview(
+  root: string,
+  input: ToolInput<EditArgs>,
+  signal: AbortSignal,
+): Promise<FileChange | undefined> {
+  const { path, old_string, new_string, replace_all } = input;
+  if (typeof path !== "string" || typeof old_string !== "string") return undefined;
+  if (typeof new_string !== "string") return undefined;
+  if (replace_all !== undefined && typeof replace_all !== "boolean") return undefined;
+  if (signal.aborted) return undefined;
+  const args: EditArgs = { path, old_string, new_string, ...(replace_all ? { replace_all } : {}) };
+  const planned = await plan(root, args);
+  return "ok" in planned ? undefined : planned.change;
+}
+
+/** An edit worked out, nothing written yet. */
+interface Plan {
+  readonly path: string;
+  readonly shown: string;
+  readonly bom: boolean;
+  readonly updated: string;
+  readonly newString: string;
+  readonly found: readonly number[];
+  /** Where each replacement begins in the new content. */
+  readonly starts: readonly number[];
+  /** Undefined when the file is too large for one. */
+  readonly change: FileChange | undefined;
+}
+
 async function edit(root: string, args: EditArgs): Promise<ToolResult> {
+  const planned = await plan(root, args);
+  if ("ok" in planned) return planned;
+  const { path, shown, bom, updated, newString, found, starts, change } = planned;
+  try {
+    const encoded = new TextEncoder().encode(updated);
+    await writeAtomic(path, bom ? withUtf8Bom(encoded) : encoded);
+  } catch (error) {
+    return toolError(`cannot write ${shown}: ${describeError(error)}`);
+  }
+
+  const snippets = starts.slice(0, SNIPPETS).map((start) =>
+    snippet(updated, start, start + newString.length)
+  );
+  const count = found.length === 1 ? "1 occurrence" : `${found.length} occurrences`;
+  const more = found.length > SNIPPETS ? `\n...\n(${found.length - SNIPPETS} more changes)` : "";
+  const large = change === undefined ? ` (${CHANGE_TOO_LARGE})` : "";
+  return {
+    ok: true,
+    output: `Edited ${shown}: replaced ${count}${large}.\n${snippets.join("\n...\n")}${more}`,
+    data: { path, replacements: found.length },
+    ...(change === undefined ? {} : { change }),
+  };
+}
+
+// The edit worked out, or the error result that says why it cannot be made.
+async function plan(root: string, args: EditArgs): Promise<Plan | ToolResult> {
   const path = resolvePath(root, args.path);
   const shown = displayPath(root, path);
   if (args.old_string === "") {
@@ -198,7 +267,7 @@ async function edit(root: string, args: EditArgs): Promise<ToolResult> {
   }
 
   const parts: string[] = [];
-  const starts: number[] = []; // Where each replacement begins in the new content.
+  const starts: number[] = [];
   let from = 0;
   let length = 0;
   for (const index of found) {
@@ -211,23 +280,8 @@ async function edit(root: string, args: EditArgs): Promise<ToolResult> {
   }
   parts.push(content.slice(from));
   const updated = parts.join("");
-  try {
-    const encoded = new TextEncoder().encode(updated);
-    await writeAtomic(path, bom ? withUtf8Bom(encoded) : encoded);
-  } catch (error) {
-    return toolError(`cannot write ${shown}: ${describeError(error)}`);
-  }
-
-  const snippets = starts.slice(0, SNIPPETS).map((start) =>
-    snippet(updated, start, start + newString.length)
-  );
-  const count = found.length === 1 ? "1 occurrence" : `${found.length} occurrences`;
-  const more = found.length > SNIPPETS ? `\n...\n(${found.length - SNIPPETS} more changes)` : "";
-  return {
-    ok: true,
-    output: `Edited ${shown}: replaced ${count}.\n${snippets.join("\n...\n")}${more}`,
-    data: { path, replacements: found.length },
-  };
+  const change = fileChange(shown, content, updated, !isInside(root, path));
+  return { path, shown, bom, updated, newString, found, starts, change };
 }
 
 function occurrences(content: string, needle: string): number[] {

@@ -4,11 +4,21 @@
  * @module
  */
 
-import type { FromJsonSchema, Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
+import type {
+  FileChange,
+  FromJsonSchema,
+  Plugin,
+  PluginServices,
+  Tool,
+  ToolInput,
+  ToolResult,
+} from "@amber/core";
 import { defineTool } from "@amber/core";
+import { CHANGE_LIMIT, CHANGE_TOO_LARGE, fileChange } from "../_file_change.ts";
 import {
   describeError,
   displayPath,
+  isInside,
   looksBinary,
   outsideWorkspace,
   resolvePath,
@@ -57,6 +67,10 @@ type WriteArgs = FromJsonSchema<typeof PARAMETERS>;
  * result says which it kept. A symlink is written through, never replaced; a new file gets the
  * content exactly as given.
  *
+ * Its result's `change` holds the file's text before and after, for a diff; its `preview` (for
+ * the approval question) the text it would write, as all new: a file outside the workspace is
+ * not read before the user allows the call.
+ *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -88,31 +102,80 @@ function writeTool(services: PluginServices): Tool<WriteArgs> {
     verb: "writing",
     requiresApproval: (args) => outsideWorkspace(root, args),
     summarize: (args) => `write ${String(args.path)}`,
+    preview: (args) => preview(root, args),
     execute: (args) => write(root, args),
   });
 }
 
-async function write(root: string, args: WriteArgs): Promise<ToolResult> {
+// What the call would do, worked out as execute does, nothing written. A file outside the
+// workspace (the call that asks approval by default) is not read before the user allows it:
+// its content shows as all new.
+async function preview(
+  root: string,
+  input: ToolInput<WriteArgs>,
+): Promise<FileChange | undefined> {
+  const { path, content } = input;
+  if (typeof path !== "string" || path === "" || typeof content !== "string") return undefined;
+  const absolute = resolvePath(root, path);
+  if (!isInside(root, absolute)) {
+    return fileChange(displayPath(root, absolute), "", content, true);
+  }
+  const planned = await plan(root, { path, content });
+  return "ok" in planned ? undefined : planned.change;
+}
+
+/** A write worked out, nothing written yet. */
+interface Plan {
+  readonly path: string;
+  readonly shown: string;
+  /** The size of the file it replaces; undefined for a new file. */
+  readonly before: number | undefined;
+  readonly kept: Conventions;
+  readonly bytes: Uint8Array;
+  /** Undefined when the old file is not UTF-8 text, or the change is too large to carry. */
+  readonly change: FileChange | undefined;
+  /** Whether the change was left out for its size. */
+  readonly tooLarge: boolean;
+}
+
+// The write worked out, or the error result that says why it cannot be made.
+async function plan(root: string, args: WriteArgs): Promise<Plan | ToolResult> {
   const path = resolvePath(root, args.path);
   const shown = displayPath(root, path);
-  let existed = false;
-  let before = 0;
+  let before: number | undefined;
   let kept: Conventions = { bom: false, crlf: false };
+  let oldText: string | undefined = "";
+  let tooLarge = false;
   try {
     const info = await Deno.stat(path);
     if (info.isDirectory) return toolError(`cannot write ${shown}: it is a directory`);
-    existed = true;
     before = info.size;
+    oldText = undefined;
+    tooLarge = info.size > CHANGE_LIMIT;
     if (info.isFile && info.size <= CONVENTION_LIMIT) {
-      kept = conventionsOf(await Deno.readFile(path), args.content);
+      const old = await Deno.readFile(path);
+      kept = conventionsOf(old, args.content);
+      if (!tooLarge) oldText = textOf(old);
     }
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) {
       return toolError(`cannot write ${shown}: ${describeError(error)}`);
     }
   }
-  const text = new TextEncoder().encode(kept.crlf ? toCrlf(args.content) : args.content);
+  const newText = kept.crlf ? toCrlf(args.content) : args.content;
+  const text = new TextEncoder().encode(newText);
   const bytes = kept.bom ? withUtf8Bom(text) : text;
+  const change = oldText === undefined
+    ? undefined
+    : fileChange(shown, oldText, newText, !isInside(root, path));
+  tooLarge ||= oldText !== undefined && change === undefined;
+  return { path, shown, before, kept, bytes, change, tooLarge };
+}
+
+async function write(root: string, args: WriteArgs): Promise<ToolResult> {
+  const planned = await plan(root, args);
+  if ("ok" in planned) return planned;
+  const { path, shown, before, kept, bytes, change, tooLarge } = planned;
   try {
     await writeAtomic(path, bytes);
   } catch (error) {
@@ -121,15 +184,25 @@ async function write(root: string, args: WriteArgs): Promise<ToolResult> {
   const size = `${bytes.length} byte${bytes.length === 1 ? "" : "s"}`;
   const keptWords = [kept.crlf ? "CRLF line ends" : "", kept.bom ? "UTF-8 byte order mark" : ""]
     .filter((word) => word !== "").join(" and ");
+  const said = before !== undefined
+    ? `Overwrote ${shown} (${size}; it had ${before})${
+      keptWords === "" ? "" : `; kept its ${keptWords}`
+    }`
+    : `Created ${shown} (${size})`;
   return {
     ok: true,
-    output: existed
-      ? `Overwrote ${shown} (${size}; it had ${before})${
-        keptWords === "" ? "" : `; kept its ${keptWords}`
-      }`
-      : `Created ${shown} (${size})`,
-    data: { path, bytes: bytes.length, created: !existed, ...kept },
+    output: tooLarge ? `${said}; ${CHANGE_TOO_LARGE}` : said,
+    data: { path, bytes: bytes.length, created: before === undefined, ...kept },
+    ...(change === undefined ? {} : { change }),
   };
+}
+
+// A file's text as a diff shows it (a byte order mark is no line of it); undefined for a binary
+// file or one that is not UTF-8.
+function textOf(bytes: Uint8Array): string | undefined {
+  const body = hasUtf8Bom(bytes) ? bytes.subarray(UTF8_BOM.length) : bytes;
+  if (looksBinary(body) || invalidUtf8At(body) !== -1) return undefined;
+  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(body);
 }
 
 interface Conventions {

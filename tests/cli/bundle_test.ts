@@ -10,6 +10,7 @@ import { VERSION } from "@amber/cli";
 import { makeBundledPlugins } from "@amber/plugins";
 import { tempDir } from "../_helpers.ts";
 import { type Result, ROOT, runDeno } from "./_subprocess.ts";
+import { switchHelloOn } from "../_hello_on.ts";
 
 const deno = (cwd: string, args: readonly string[], env: Record<string, string> = {}) =>
   runDeno(args, { cwd, env });
@@ -30,6 +31,7 @@ Deno.test("the bundled single file runs: --version, plugins list, config, a thir
   const config = join(tmp.dir, "config");
   await Deno.mkdir(work);
   await Deno.mkdir(config);
+  await switchHelloOn(config);
   const amber = (...args: string[]): Promise<Result> =>
     deno(work, ["run", "-A", bundle, ...args], { AMBER_CONFIG_DIR: config, INIT_CWD: work });
 

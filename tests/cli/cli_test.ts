@@ -5,6 +5,7 @@ import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { makeBundledPlugins } from "@amber/plugins";
 import { tempDir } from "../_helpers.ts";
 import { MAIN, PERMISSIONS, type Result, runAmber } from "./_subprocess.ts";
+import { switchHelloOn } from "../_hello_on.ts";
 
 const amber = (configDir: string, ...args: string[]): Promise<Result> => runAmber(configDir, args);
 
@@ -26,12 +27,14 @@ Deno.test("amber plugins list groups the bundled plugins by category with their 
     "observability",
     "other",
   ]);
-  match(result.out, /^ {2}hello +Hello +0\.1\.0 +active +1 tool, 1 command +bundled$/m);
+  // The worked example is off until switched on: a real model is not offered its tool.
+  match(result.out, /^ {2}hello +Hello +0\.1\.0 +disabled +nothing +bundled$/m);
   match(result.out, /^ {2}metrics +Metrics +0\.1\.0 +active +4 subscriptions +bundled$/m);
 });
 
 Deno.test("amber cmd hello greet amber prints Hello, amber!", async () => {
   await using tmp = await tempDir();
+  await switchHelloOn(tmp.dir);
   const result = await amber(tmp.dir, "cmd", "hello", "greet", "amber");
   strictEqual(result.code, 0, result.err);
   strictEqual(result.out, "Hello, amber!");
@@ -39,6 +42,7 @@ Deno.test("amber cmd hello greet amber prints Hello, amber!", async () => {
 
 Deno.test("disable persists, removes the plugin's command and tool, and enable brings them back", async () => {
   await using tmp = await tempDir();
+  await switchHelloOn(tmp.dir);
   const off = await amber(tmp.dir, "plugins", "disable", "hello");
   strictEqual(off.code, 0, off.err);
   match(off.out, /^hello: disabled \(saved to .*plugins\/hello\/plugin\.conf\)$/);
@@ -58,6 +62,7 @@ Deno.test("disable persists, removes the plugin's command and tool, and enable b
 
 Deno.test("amber tools lists each tool with its owner", async () => {
   await using tmp = await tempDir();
+  await switchHelloOn(tmp.dir);
   const result = await amber(tmp.dir, "tools");
   strictEqual(result.code, 0, result.err);
   const rows = result.out.split("\n").map((l) => l.split(/\s{2,}/));
@@ -73,6 +78,7 @@ Deno.test("amber tools lists each tool with its owner", async () => {
 
 Deno.test("amber plugins info shows every ledgered contribution", async () => {
   await using tmp = await tempDir();
+  await switchHelloOn(tmp.dir);
   const result = await amber(tmp.dir, "plugins", "info", "hello");
   strictEqual(result.code, 0, result.err);
   match(result.out, /^hello 0\.1\.0: Hello$/m);
@@ -82,6 +88,7 @@ Deno.test("amber plugins info shows every ledgered contribution", async () => {
 
 Deno.test("unknown plugins, commands, paths, panels and options exit 2 listing what exists", async () => {
   await using tmp = await tempDir();
+  await switchHelloOn(tmp.dir);
   const cases: [string[], RegExp][] = [
     [["plugins", "info", "nope"], /unknown plugin 'nope'; known plugins: hello, metrics/],
     [["plugins", "enable", "nope"], /unknown plugin 'nope'; known plugins: hello, metrics/],
@@ -104,6 +111,7 @@ Deno.test("unknown plugins, commands, paths, panels and options exit 2 listing w
 
 Deno.test("config.yaml is read: the model shows in the status bar and hello uses its greeting", async () => {
   await using tmp = await tempDir();
+  await switchHelloOn(tmp.dir);
   await Deno.writeTextFile(
     `${tmp.dir}/config.yaml`,
     "model: gpt-test\nplugins:\n  hello:\n    greeting: Howdy\n",
@@ -141,7 +149,7 @@ Deno.test("a corrupt plugin.conf is reported with path and line, the default app
     result.err,
     /plugin 'hello' \(plugin\.conf\): .*plugins\/hello\/plugin\.conf:1: expected 'key = value'/,
   );
-  match(result.out, /hello +Hello +0\.1\.0 +active/);
+  match(result.out, /hello +Hello +0\.1\.0 +disabled/, "its default: off");
   strictEqual(await Deno.readTextFile(`${tmp.dir}/plugins/hello/plugin.conf`), "enabled: nope\n");
 });
 
@@ -159,6 +167,7 @@ Deno.test("amber panel plugins prints the console; amber status shrinks to the w
 
 Deno.test("amber config check passes a clean configuration", async () => {
   await using tmp = await tempDir();
+  await switchHelloOn(tmp.dir);
   await Deno.writeTextFile(
     `${tmp.dir}/config.yaml`,
     "model: m\nplugins:\n  hello:\n    greeting: Hi\n",
@@ -177,7 +186,7 @@ Deno.test("amber config check lists every problem with file, line and column, an
   const installed = makeBundledPlugins().map((p) => p.id).join(", ");
   const lines = result.out.split("\n").map((l) => l.replace(`${tmp.dir}/`, ""));
   deepStrictEqual(lines, [
-    "config.yaml:1:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp, models, compaction)",
+    "config.yaml:1:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp, models, compaction, permissions)",
     "config.yaml:2:8: model: expected a string, found number 3",
     `config.yaml:6:10: plugins.ghost: no plugin 'ghost' is installed (installed: ${installed})`,
     "config.yaml:5:15: plugins.hello.greeting: expected string, received number",
@@ -199,6 +208,7 @@ Deno.test("amber config check reports a YAML syntax error with its line and colu
 
 Deno.test("amber plugins graph shows the activation order; info shows requires, bound, config", async () => {
   await using tmp = await tempDir();
+  await switchHelloOn(tmp.dir);
   const graph = await amber(tmp.dir, "plugins", "graph");
   strictEqual(graph.code, 0, graph.err);
   match(graph.out, /^ +1\. hello +0\.1\.0 +active +requires nothing\n +2\. metrics /);

@@ -8,6 +8,7 @@ import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { join } from "node:path";
 import { tempDir } from "../_helpers.ts";
 import { type Result, runAmber } from "./_subprocess.ts";
+import { switchHelloOn } from "../_hello_on.ts";
 
 const amber = (configDir: string, ...args: string[]): Promise<Result> =>
   runAmber(configDir, args, { env: { INIT_CWD: configDir }, flags: ["--allow-run"] });
@@ -61,6 +62,7 @@ Deno.test("add records every local file the plugin imports; a changed helper.js 
   await using tmp = await tempDir();
   const root = await Deno.realPath(tmp.dir);
   const config = join(root, "config");
+  await switchHelloOn(config);
   const file = await writePlugin(join(root, "greeter"));
   const added = await amber(config, "plugins", "add", file);
   strictEqual(added.code, 0, added.err);

@@ -12,6 +12,7 @@ import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { readPluginLock } from "@amber/cli/third-party";
 import { tempDir } from "../_helpers.ts";
 import { MAIN, PERMISSIONS, type Result, runAmber } from "./_subprocess.ts";
+import { switchHelloOn } from "../_hello_on.ts";
 
 // amber starts plugin processes: it needs leave to run deno, as `deno task amber` gives.
 const FLAGS = ["--allow-run"];
@@ -163,6 +164,7 @@ Deno.test("add --trusted warns and records trusted; added again without it, it i
 Deno.test("a new version that asks for more is failed at start naming what, and refused at update until --grant; less is fine", async () => {
   await using tmp = await tempDir();
   const config = join(tmp.dir, "config");
+  await switchHelloOn(config);
   const dir = join(tmp.dir, "grower");
   const file = await writePlugin(dir, "grower", "1.0.0", { env: ["AMBER_H5_SHOWN"] });
   strictEqual((await amber(config, "plugins", "add", file, "--grant")).code, 0);

@@ -4,6 +4,7 @@
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { SessionFile } from "@amber/core/kernel";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
+import { ECHO_MS } from "../../cli/interrupt_presses.ts";
 import { tempDir } from "../_helpers.ts";
 import { MAIN, PERMISSIONS, runAmber } from "./_subprocess.ts";
 
@@ -159,7 +160,10 @@ Deno.test("a missing key names the variable; an unreachable server names the URL
   match(unreachable.err, /http:\/\/127\.0\.0\.1:9\/v1\/chat\/completions/);
   // The network being down loses nothing: the prompt is in the session the run names.
   const [id] = await sessionIds(tmp.dir);
-  match(unreachable.err, new RegExp(`amber: session ${id} \\(continue with --resume ${id}\\)`));
+  match(
+    unreachable.err,
+    new RegExp(`amber: session ${id} \\(continue with: amber run --resume ${id} "<prompt>"\\)`),
+  );
   const loaded = await SessionFile.load(tmp.dir, id);
   deepStrictEqual(loaded.messages[0], { role: "user", content: "hi" });
 });
@@ -265,14 +269,15 @@ Deno.test("Ctrl-C twice exits at once, still says the session id, and the prompt
     await new Promise((r) => setTimeout(r, 50));
   }
   child.kill("SIGINT");
-  await new Promise((r) => setTimeout(r, 200));
+  // Further apart than one Ctrl-C's echo (ECHO_MS): a second press.
+  await new Promise((r) => setTimeout(r, ECHO_MS + 400));
   child.kill("SIGINT");
   const output = await child.output();
   strictEqual(output.code, 130);
   const [id] = await sessionIds(tmp.dir);
   match(
     new TextDecoder().decode(output.stderr),
-    new RegExp(`amber: session ${id} \\(continue with --resume ${id}\\)`),
+    new RegExp(`amber: session ${id} \\(continue with: amber run --resume ${id} "<prompt>"\\)`),
   );
   const loaded = await SessionFile.load(tmp.dir, id);
   deepStrictEqual(loaded.messages.slice(0, 1), [{ role: "user", content: "keep me" }]);

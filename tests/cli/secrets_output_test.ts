@@ -147,7 +147,7 @@ Deno.test("an error the provider sends is printed without a key", async () => {
   assert.match(result.err, /bad request: \[redacted\]\[2J/);
   assertNoKey(result.err, "stderr");
   // The refusal loses nothing: the prompt is in the session the run names.
-  const id = /amber: session (\S+) \(continue with --resume/.exec(result.err)?.[1];
+  const id = /amber: session (\S+) \(continue with: amber run --resume/.exec(result.err)?.[1];
   assert.ok(id !== undefined, result.err);
   const saved = await SessionFile.load(tmp.dir, id);
   assert.deepEqual(saved.messages[0], { role: "user", content: "hi" });
@@ -275,7 +275,7 @@ Deno.test("the run printer writes no control character to the terminal", () => {
   });
   text({ type: "end", cause: { kind: "completed" } });
   assert.deepEqual(out, ["ok\n]52;c;cm0gLXJmIH4=[2J[H31mdone", "\n"]);
-  assert.deepEqual(err, ["⚙ echo ]52;c;cm0gLXJmIH4=[2J[H31m"]);
+  assert.deepEqual(err, ["⚙ bash echo ]52;c;cm0gLXJmIH4=[2J[H31m"]);
 
   const lines: string[] = [];
   const json = runPrinter({ out: (t) => lines.push(t), err: () => {} }, true);

@@ -14,6 +14,7 @@ import {
   type AgentSessionOptions,
   type SessionEvent,
 } from "../../cli/session/mod.ts";
+import { switchHelloOn } from "../_hello_on.ts";
 
 const KEY = "sk-session-test-5150";
 
@@ -212,6 +213,7 @@ Deno.test("the provider is resolved once per session, and again only when switch
 
 Deno.test("core's contributions install for core with the host's workspace and services", async () => {
   const configDir = await Deno.makeTempDir({ prefix: "amber-core-" });
+  await switchHelloOn(configDir);
   const workspace = await Deno.makeTempDir({ prefix: "amber-core-ws-" });
   const host = await openHost({ configDir, workspace, thirdParty: false });
   try {

@@ -8,6 +8,7 @@ import { VERSION } from "@amber/cli";
 import { tempDir } from "../_helpers.ts";
 import { lockFile, sha256 } from "./_plugin_lock.ts";
 import { type Result, runAmber } from "./_subprocess.ts";
+import { switchHelloOn } from "../_hello_on.ts";
 
 const amber = (configDir: string, ...args: string[]): Promise<Result> =>
   runAmber(configDir, args, { env: { INIT_CWD: configDir } });
@@ -89,6 +90,7 @@ async function snapshot(dir: string): Promise<[string, string][]> {
 Deno.test("add a local plugin: listed with its source, its tool and command work; disable removes them; remove drops it", async () => {
   await using tmp = await tempDir();
   const config = join(tmp.dir, "config");
+  await switchHelloOn(config);
   const file = await writePlugin(join(tmp.dir, "shouter"));
 
   const added = await amber(config, "plugins", "add", file);
@@ -170,6 +172,7 @@ Deno.test("a relative path and a directory are recorded as the absolute real pat
 Deno.test("a tampered plugin is refused, naming the file, both hashes and how to accept it; adding it again accepts it", async () => {
   await using tmp = await tempDir();
   const config = join(tmp.dir, "config");
+  await switchHelloOn(config);
   const file = await writePlugin(join(tmp.dir, "shouter"));
   strictEqual((await amber(config, "plugins", "add", file)).code, 0);
   const before = await sha256(file);
@@ -201,6 +204,7 @@ Deno.test("a tampered plugin is refused, naming the file, both hashes and how to
 Deno.test("a broken plugin is refused at add with the file and the cause, and nothing is recorded", async () => {
   await using tmp = await tempDir();
   const config = join(tmp.dir, "config");
+  await switchHelloOn(config);
   const cases: [string, string, RegExp][] = [
     ["syntax.ts", "export default {,\n", /cannot be imported: SyntaxError: .*syntax\.ts:1:/],
     ["throws.ts", 'throw new Error("kaput");\n', /cannot be imported: Error: kaput/],
@@ -233,6 +237,7 @@ Deno.test("a broken plugin is refused at add with the file and the cause, and no
 Deno.test("a plugin that breaks after it was added is failed and named while every other plugin works", async () => {
   await using tmp = await tempDir();
   const config = join(tmp.dir, "config");
+  await switchHelloOn(config);
   const file = await writePlugin(join(tmp.dir, "shouter"));
   strictEqual((await amber(config, "plugins", "add", file)).code, 0);
   // The entry file is unchanged; a module it imports now throws at import, and is refused
@@ -281,6 +286,7 @@ Deno.test("lock entries for a syntax error, a wrong shape and a missing file are
   for (const [name, text, cause] of cases) {
     const config = join(tmp.dir, `config-${name}`);
     await Deno.mkdir(config);
+    await switchHelloOn(config);
     const file = join(tmp.dir, name);
     await Deno.writeTextFile(file, text);
     await Deno.writeTextFile(join(tmp.dir, "impl.ts"), 'export const suffix: string = "!";\n');
@@ -340,6 +346,7 @@ Deno.test("a lock entry whose plugin now has a version that is not strict semver
   for (const version of ["01.0.0", "1.0.0-", "1.0.0+"]) {
     const config = join(tmp.dir, `config-${version}`);
     await Deno.mkdir(config);
+    await switchHelloOn(config);
     const file = join(tmp.dir, `v${version}.js`);
     await Deno.writeTextFile(
       file,
@@ -363,6 +370,7 @@ Deno.test("a lock entry whose plugin now has a version that is not strict semver
 Deno.test("ids: a bundled id is refused at add and skipped at load; remove refuses a bundled plugin and an unknown id", async () => {
   await using tmp = await tempDir();
   const config = join(tmp.dir, "config");
+  await switchHelloOn(config);
   const file = await writePlugin(join(tmp.dir, "impostor"), "hello", "shout");
   const refused = await amber(config, "plugins", "add", file);
   strictEqual(refused.code, 1);

@@ -90,7 +90,7 @@ Deno.test("bash: the timeout stops the whole group and keeps the output so far",
     timeout_ms: 300,
   });
   strictEqual(result.ok, false);
-  strictEqual(result.output, "");
+  strictEqual(result.output, "started\n");
   strictEqual(
     result.error,
     "timed out after 300 ms: the command was stopped. Output so far:\nstarted\n",

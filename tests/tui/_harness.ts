@@ -8,6 +8,7 @@ import { buildTui, type Tui } from "../../cli/commands/tui.ts";
 import { openHost } from "../../cli/host.ts";
 import type { Terminal, TerminalHandlers } from "../../cli/tui/terminal.ts";
 import { VirtualTerminal } from "./_vt.ts";
+import { switchHelloOn } from "../_hello_on.ts";
 
 export class FakeTerminal implements Terminal {
   vt: VirtualTerminal;
@@ -73,6 +74,8 @@ export async function startTui(
   } = {},
 ): Promise<Running> {
   const configDir = await Deno.makeTempDir({ prefix: "amber-tui-" });
+  // The worked example plugin is off by default; these tests use its tool and command.
+  await switchHelloOn(configDir);
   const workspace = await Deno.makeTempDir({ prefix: "amber-tui-ws-" });
   const server = await FakeProvider.start({ encoders: [openaiEncoder] });
   server.script(...(options.turns ?? []));

@@ -103,6 +103,14 @@ export class Tmux implements AsyncDisposable {
     return this.#run("capture-pane", "-p", "-t", "amber");
   }
 
+  /**
+   * The screen with up to `lines` lines of scrollback above it, as text, lines the terminal
+   * wrapped joined again.
+   */
+  scrollback(lines: number = 200): Promise<string> {
+    return this.#run("capture-pane", "-p", "-J", "-t", "amber", "-S", String(-lines));
+  }
+
   /** The last non-empty line: the status bar. */
   async bar(): Promise<string> {
     return (await this.capture()).trimEnd().split("\n").at(-1) ?? "";

@@ -163,6 +163,7 @@ Deno.test("/compact: refused while a turn runs, said when there is no conversati
     settingsChanged: () => {},
     label: () => ({ verb: "", summary: "" }),
     quit: () => {},
+    redraw: () => {},
   };
   const messages: { role: string; content: string }[] = [];
   // The commands read only these of the session.

@@ -15,7 +15,8 @@ import { coreServices, installCore } from "../../cli/core_contributions.ts";
 
 async function harness() {
   const registries = createRegistries();
-  const runtime = new PluginRuntime({ registries });
+  // Every plugin on: hello, the worked example, is off by default.
+  const runtime = new PluginRuntime({ registries, allOn: true });
   // Core's commands install as the host installs them: for owner "core", before any plugin.
   installCore(registries, coreServices(runtime, "/", {}), [
     ...tuiCommands(() => undefined),

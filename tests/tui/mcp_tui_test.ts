@@ -209,7 +209,7 @@ Deno.test("the drawer offers resources for an @ word: ↑↓ select, Tab inserts
     { server: "docs", uri: "docs://a", name: "Alpha" },
     { server: "docs", uri: "docs://b", name: "Beta" },
   ];
-  const drawer = new Drawer(() => resources);
+  const drawer = new Drawer({ resources: () => resources });
   const editor = new LineEditor(new History());
   const sent: string[] = [];
   const target = { drawer, editor, tree: () => [], submit: () => sent.push(editor.take()) };

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { SessionFile } from "@amber/core/kernel";
 import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
 import { hasTmux, startAmber, type Tmux } from "./_tmux.ts";
+import { switchHelloOn } from "../_hello_on.ts";
 
 const ignore = !hasTmux();
 
@@ -21,6 +22,8 @@ async function amber(
   options: { model?: string; baseUrl?: (server: FakeProvider) => string } = {},
 ): Promise<World> {
   const configDir = await Deno.makeTempDir({ prefix: "amber-e2e-" });
+  // The worked example plugin is off by default; these tests use its tool and command.
+  await switchHelloOn(configDir);
   const workspace = await Deno.makeTempDir({ prefix: "amber-e2e-ws-" });
   const server = await FakeProvider.start({ encoders: [openaiEncoder] });
   server.script(...turns);

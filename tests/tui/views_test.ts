@@ -51,14 +51,19 @@ Deno.test("the transcript shows prompts, answers, tools and notices, and only wh
   view.appendReasoning("deeply");
   view.appendText("answer one");
   const call = { id: "c1", name: "read", arguments: '{"path":"a.txt"}' };
-  view.toolStart(call, { verb: "reading", summary: "a.txt" });
-  assert.deepEqual(view.view(40, 20, 0).map(plainText).slice(-1), ["⚙ reading a.txt"]);
-  view.toolEnd(call, { ok: true, output: "line 1\nline 2\nline 3" }, 1500);
+  view.toolStart({ step: 0, call }, { verb: "reading", summary: "a.txt" });
+  assert.deepEqual(view.view(40, 20, 0).map(plainText).slice(-1), ["⚙ read a.txt  reading…"]);
+  view.toolEnd({ step: 0, call }, { ok: true, output: "line 1\nline 2\nline 3" }, 1500);
   const denied = { id: "c2", name: "bash", arguments: "{}" };
-  view.toolEnd(denied, { ok: false, output: "", error: "the user denied 'bash'" }, 0, {
-    verb: "running",
-    summary: "$ rm -rf /",
-  });
+  view.toolEnd(
+    { step: 0, call: denied },
+    { ok: false, output: "", error: "the user denied 'bash'" },
+    0,
+    {
+      verb: "running",
+      summary: "$ rm -rf /",
+    },
+  );
   view.notice("cancelled", "warn");
   assert.deepEqual(view.view(40, 20, 0).map(plainText), [
     "› first",
@@ -68,9 +73,9 @@ Deno.test("the transcript shows prompts, answers, tools and notices, and only wh
     "",
     "answer one",
     "",
-    "⚙ reading a.txt",
+    "⚙ read a.txt",
     "  ✓ line 1  … +2 lines  (1.5 s)",
-    "⚙ running $ rm -rf /",
+    "⚙ bash $ rm -rf /",
     "  ✗ the user denied 'bash'",
     "",
     "cancelled",
@@ -78,7 +83,7 @@ Deno.test("the transcript shows prompts, answers, tools and notices, and only wh
   assert.deepEqual(view.view(40, 2, 0).map(plainText), ["", "cancelled"], "the last lines");
   assert.deepEqual(view.view(40, 2, 3).map(plainText), [
     "  ✓ line 1  … +2 lines  (1.5 s)",
-    "⚙ running $ rm -rf /",
+    "⚙ bash $ rm -rf /",
   ], "scrolled back three lines");
   assert.equal(view.totalLines(40), 13);
   view.toggleReasoning();
@@ -100,7 +105,7 @@ Deno.test("a transcript replays a saved conversation the way it was shown live",
   assert.deepEqual(view.view(40, 10, 0).map(plainText), [
     "› greet Ada",
     "",
-    "⚙ greeting greet Ada",
+    "⚙ greet Ada",
     "  ✓ Hello, Ada!",
     "",
     "Done.",

@@ -1,0 +1,163 @@
+/**
+ * Files attached to a prompt with `@path`: on submit, each `@path` word that names a regular
+ * file inside the workspace adds the file's text to the prompt the model gets, after what was
+ * typed, one `<attached_file>` section per file. A file is cut past a size cap, and the section
+ * says so; a binary file, or one outside the workspace, is not attached and the note says why.
+ * `@server:uri` words that name no file are left to the MCP attachment hook.
+ *
+ * @module
+ */
+
+import { relative, resolve, sep as SEPARATOR } from "node:path";
+
+/** What attaching did to one `@path`: shown in the transcript under the prompt. */
+export interface AttachmentNote {
+  /** The path as typed after `@`. */
+  readonly path: string;
+  /** `attached notes.md (12 lines)`, or why it was cut or left out. */
+  readonly note: string;
+  /** Whether its content went into the prompt. */
+  readonly attached: boolean;
+}
+
+/** The prompt the model gets, and a note per mentioned file. */
+export interface AttachedPrompt {
+  /** The typed prompt followed by the attached files' sections. */
+  readonly prompt: string;
+  /** One per distinct `@path` that names a file, in order of mention. */
+  readonly notes: readonly AttachmentNote[];
+}
+
+/** Caps of {@linkcode attachFiles}. */
+export interface AttachOptions {
+  /** At most this many bytes of one file (64 KiB by default). */
+  readonly maxFileBytes?: number;
+  /** At most this many bytes of all files together (256 KiB by default). */
+  readonly maxTotalBytes?: number;
+}
+
+// `@` at the start or after a blank, the path running to the next blank, less a final `.`,
+// `,`, `)`, `:` and the like (so "see @notes.md." names `notes.md`).
+const FILE_MENTION = /(?<=^|[\s(\["'])@(\S*[^\s.,;:!?)\]}'"`>])/g;
+
+/**
+ * The `@path` words of `text`, in order, each once.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { fileMentions } from "./attachments.ts";
+ * assert.deepEqual(fileMentions("compare @a.ts with @src/b.ts, and @a.ts. mail me@x.io"), [
+ *   "a.ts",
+ *   "src/b.ts",
+ * ]);
+ * ```
+ */
+export function fileMentions(text: string): string[] {
+  return [...new Set([...text.matchAll(FILE_MENTION)].map((match) => match[1]))];
+}
+
+/**
+ * `prompt` with the workspace files it mentions attached. Words that name no file (an MCP
+ * mention, an e-mail address, a typo) are left alone and get no note.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { attachFiles } from "./attachments.ts";
+ * const root = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${root}/notes.md`, "one\ntwo\n");
+ * const { prompt, notes } = await attachFiles("summarise @notes.md and @docs:x://y", root);
+ * assert.equal(
+ *   prompt,
+ *   'summarise @notes.md and @docs:x://y\n\n<attached_file path="notes.md">\none\ntwo\n</attached_file>',
+ * );
+ * assert.deepEqual(notes.map((n) => n.note), ["attached notes.md (2 lines)"]);
+ * await Deno.remove(root, { recursive: true });
+ * ```
+ */
+export async function attachFiles(
+  prompt: string,
+  root: string,
+  options: AttachOptions = {},
+): Promise<AttachedPrompt> {
+  const maxFile = options.maxFileBytes ?? 64 * 1024;
+  let budget = options.maxTotalBytes ?? 256 * 1024;
+  const sections: string[] = [];
+  const notes: AttachmentNote[] = [];
+  const base = resolve(root);
+  for (const path of fileMentions(prompt)) {
+    const full = resolve(base, path);
+    const rel = relative(base, full);
+    if (rel === "" || rel.startsWith(`..${SEPARATOR}`) || rel === "..") {
+      if (await isFile(full)) {
+        notes.push({
+          path,
+          note: `not attached: ${path} is outside the workspace`,
+          attached: false,
+        });
+      }
+      continue;
+    }
+    let bytes: Uint8Array;
+    try {
+      if (!(await isFile(full))) continue;
+      bytes = await Deno.readFile(full);
+    } catch (error) {
+      notes.push({
+        path,
+        note: `not attached: ${path}: ${error instanceof Error ? error.message : String(error)}`,
+        attached: false,
+      });
+      continue;
+    }
+    if (bytes.subarray(0, 8192).includes(0)) {
+      notes.push({ path, note: `not attached: ${path} is a binary file`, attached: false });
+      continue;
+    }
+    if (budget <= 0) {
+      notes.push({
+        path,
+        note: `not attached: ${path} (the attachments already fill the prompt's cap)`,
+        attached: false,
+      });
+      continue;
+    }
+    const cap = Math.min(maxFile, budget);
+    const whole = new TextDecoder().decode(bytes);
+    const lines = countLines(whole);
+    const cut = bytes.length > cap;
+    // Cut at a line break, so the model never sees half a line or half a character.
+    let text = cut ? new TextDecoder().decode(bytes.subarray(0, cap)) : whole;
+    if (cut) text = text.slice(0, Math.max(0, text.lastIndexOf("\n") + 1)) || text;
+    budget -= new TextEncoder().encode(text).length;
+    const kept = countLines(text);
+    const shown = rel.split(SEPARATOR).join("/");
+    const note = cut
+      ? `attached ${shown} (${lines} lines, cut to the first ${kept}: ${kib(cap)} cap)`
+      : `attached ${shown} (${lines} ${lines === 1 ? "line" : "lines"})`;
+    const body = text.endsWith("\n") || text === "" ? text : `${text}\n`;
+    const tail = cut ? `[cut: the first ${kept} of ${lines} lines]\n` : "";
+    sections.push(`<attached_file path="${shown}">\n${body}${tail}</attached_file>`);
+    notes.push({ path, note, attached: true });
+  }
+  if (sections.length === 0) return { prompt, notes };
+  return { prompt: `${prompt}\n\n${sections.join("\n\n")}`, notes };
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isFile;
+  } catch {
+    return false;
+  }
+}
+
+function countLines(text: string): number {
+  if (text === "") return 0;
+  return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+}
+
+function kib(bytes: number): string {
+  return `${Math.round(bytes / 1024)} KiB`;
+}

@@ -1,0 +1,336 @@
+/**
+ * One tool call as the transcript shows it: a head line naming the tool and what the call is
+ * about (`⚙ read notes.txt`), then, while it runs, the last lines of what it streams and, once
+ * it ended, its outcome with its duration, a diff of the file it changed, and the output kept
+ * after a failure or a cancel.
+ *
+ * A row is collapsed by default: the first line of the output, a few lines of a diff, the last
+ * lines of a failed call's output. Expanded, it shows all of it; the whole output also opens in
+ * the full-screen viewer (`output_viewer.ts`).
+ *
+ * @module
+ */
+
+import type { FileChange, ToolCall, ToolResult } from "@amber/core";
+import { truncateToCells } from "@amber/core/cells";
+import { renderChange } from "./diff_view.ts";
+import { sanitize, type Span, type StyledLine, wrapSpans } from "./lines.ts";
+import { Styles } from "./style.ts";
+
+/** How a tool call is shown: its tool's verb and its one-line summary. */
+export interface ToolLabel {
+  /** The tool's verb ("reading", "running"): what the row says while the call runs. */
+  readonly verb: string;
+  /** `summarize(args)`: what the call is about. */
+  readonly summary: string;
+}
+
+/** Lines of output a collapsed row shows of a running call, and of a failed one. */
+export const TAIL_LINES = 3;
+/** Lines of a diff a collapsed row shows. */
+export const DIFF_LINES = 8;
+// Streamed output kept per row: a command that prints without end must not grow the session
+// without end. The tail is what a row and the viewer show; the result keeps its own copy.
+const STREAM_KEEP = 256 * 1024;
+
+/**
+ * A call's label from its tool: the tool's verb and its summary of the arguments (the tool's
+ * name for both when it has none, or the arguments do not parse).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { toolLabel } from "./tool_row.ts";
+ * const tool = { verb: "reading", summarize: (args: { path?: string }) => args.path ?? "" };
+ * const call = { id: "c1", name: "read", arguments: '{"path":"a.ts"}' };
+ * assert.deepEqual(toolLabel(tool, call), { verb: "reading", summary: "a.ts" });
+ * assert.deepEqual(toolLabel(undefined, call), { verb: "read", summary: "read" });
+ * ```
+ */
+export function toolLabel(
+  tool: { readonly verb?: string; summarize?(args: unknown): string } | undefined,
+  call: ToolCall,
+): ToolLabel {
+  let summary = call.name;
+  try {
+    const args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+    summary = tool?.summarize?.(args) ?? call.name;
+  } catch {
+    // A summary is cosmetic.
+  }
+  return { verb: tool?.verb ?? call.name, summary };
+}
+
+/**
+ * What a tool call's line says: the tool's name, then its summary without the word that only
+ * repeats the name. Summaries often start with the action (`read notes.txt` of `read`,
+ * `start $ npm run dev` of `process_start`), and some do not (`$ ls` of `bash`); either way the
+ * line names the tool once.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { toolTitle } from "./tool_row.ts";
+ * assert.equal(toolTitle("read", "read notes.txt"), "read notes.txt");
+ * assert.equal(toolTitle("bash", "$ ls -la"), "bash $ ls -la");
+ * assert.equal(toolTitle("process_start", "start $ npm run dev"), "process_start $ npm run dev");
+ * assert.equal(toolTitle("task", "task: find the bug"), "task: find the bug");
+ * assert.equal(toolTitle("mcp__github__list", ""), "mcp__github__list");
+ * ```
+ */
+export function toolTitle(name: string, summary: string): string {
+  const text = summary.trim();
+  if (text === "" || text === name) return name;
+  const space = text.search(/\s/);
+  const word = (space < 0 ? text : text.slice(0, space)).replace(/:$/, "").toLowerCase();
+  const rest = space < 0 ? "" : text.slice(space).trimStart();
+  if (word === name.toLowerCase()) return text;
+  const parts = name.toLowerCase().split(/[_\-.]+/);
+  if (parts.length > 1 && parts.includes(word)) return rest === "" ? name : `${name} ${rest}`;
+  return `${name} ${text}`;
+}
+
+/**
+ * A duration as a row shows it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { formatDuration } from "./tool_row.ts";
+ * assert.equal(formatDuration(0.4), "<1 ms");
+ * assert.equal(formatDuration(42.4), "42 ms");
+ * assert.equal(formatDuration(1500), "1.5 s");
+ * ```
+ */
+export function formatDuration(ms: number): string {
+  if (ms < 1) return "<1 ms";
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** A row's whole output, for the full-screen viewer. */
+export interface ToolOutput {
+  /** The row's line: `read notes.txt`. */
+  readonly title: string;
+  /** Everything the call printed or returned so far (an error's text when it printed none). */
+  readonly text: string;
+  /** Whether the call is still running (its output may grow). */
+  readonly running: boolean;
+}
+
+interface Outcome {
+  readonly result: ToolResult;
+  /** Undefined when unknown (a resumed session), or the call never ran. */
+  readonly ms: number | undefined;
+  readonly change: FileChange | undefined;
+}
+
+/**
+ * One tool call's row.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { plainText } from "./lines.ts";
+ * import { ToolRow } from "./tool_row.ts";
+ * const call = { id: "c1", name: "bash", arguments: '{"command":"make"}' };
+ * const row = new ToolRow(call, { verb: "running", summary: "$ make" });
+ * row.start();
+ * row.append("one\ntwo\nthree\nfour\n");
+ * assert.deepEqual(row.render(40).map(plainText), [
+ *   "⚙ bash $ make  running…",
+ *   "  │ two",
+ *   "  │ three",
+ *   "  │ four",
+ * ]);
+ * row.end({ ok: true, output: "one\ntwo\nthree\nfour\n" }, 1200);
+ * assert.deepEqual(row.render(40).map(plainText), ["⚙ bash $ make", "  ✓ one  … +3 lines  (1.2 s)"]);
+ * row.expanded = true;
+ * assert.equal(row.render(40).length, 5);
+ * ```
+ */
+export class ToolRow {
+  /** The call. */
+  readonly call: ToolCall;
+  /** Its label. */
+  label: ToolLabel;
+  /** Whether the row shows all of its output and diff. */
+  expanded = false;
+  #started = false;
+  #streamed = "";
+  #outcome: Outcome | undefined;
+
+  /** A row for `call`, labelled `label`. */
+  constructor(call: ToolCall, label: ToolLabel) {
+    this.call = call;
+    this.label = label;
+  }
+
+  /** The call began to run (it was not denied or blocked). */
+  start(): void {
+    this.#started = true;
+  }
+
+  /** Whether the call is running: started and not yet ended. */
+  get running(): boolean {
+    return this.#started && this.#outcome === undefined;
+  }
+
+  /** Whether the call has ended. */
+  get ended(): boolean {
+    return this.#outcome !== undefined;
+  }
+
+  /** Appends output the running call streamed. */
+  append(chunk: string): void {
+    this.#streamed += chunk;
+    if (this.#streamed.length > 2 * STREAM_KEEP) {
+      this.#streamed = this.#streamed.slice(-STREAM_KEEP);
+    }
+  }
+
+  /**
+   * The call ended with `result` after `ms` (undefined: unknown). `change`, when the result
+   * carries none (a resumed session's call), is what the call did to a file.
+   */
+  end(result: ToolResult, ms: number | undefined, change?: FileChange): void {
+    this.#outcome = { result, ms, change: result.change ?? change };
+  }
+
+  /** The row's whole output, for the viewer. */
+  output(): ToolOutput {
+    const outcome = this.#outcome;
+    let text = this.#streamed;
+    if (outcome !== undefined) {
+      const { result } = outcome;
+      text = result.output !== "" ? result.output : text;
+      if (!result.ok && text === "") text = result.error ?? "failed";
+    }
+    return { title: this.title(), text: sanitizeBlock(text), running: this.running };
+  }
+
+  /** The row's line: the tool's name and what the call is about. */
+  title(): string {
+    return sanitize(toolTitle(this.call.name, this.label.summary));
+  }
+
+  /** The row's lines at `width`. */
+  render(width: number): StyledLine[] {
+    const lines = this.#head(width);
+    const outcome = this.#outcome;
+    if (outcome === undefined) {
+      if (!this.#started) return lines;
+      const shown = this.expanded
+        ? textLines(this.#streamed)
+        : textLines(lastLines(this.#streamed, TAIL_LINES));
+      for (const line of shown) lines.push(...bodyLine(line, width, "  │ "));
+      return lines;
+    }
+    const { result, ms, change } = outcome;
+    const took = ms === undefined || !this.#started ? "" : `  (${formatDuration(ms)})`;
+    if (result.ok) {
+      const all = textLines(result.output);
+      const rest = all.length - 1;
+      const more = rest > 0 && !this.expanded && change === undefined ? `  … +${rest} lines` : "";
+      const room = Math.max(1, width - 4 - more.length - took.length);
+      lines.push([
+        { text: "  ✓ ", style: Styles.good },
+        { text: truncateToCells(all[0] ?? "done", room), style: Styles.dim },
+        { text: more + took, style: Styles.dim },
+      ]);
+      if (change !== undefined) {
+        const diff = renderChange(
+          change,
+          Math.max(1, width - 4),
+          this.expanded ? undefined : DIFF_LINES,
+        );
+        for (const line of diff) lines.push([{ text: "    ", style: Styles.plain }, ...line]);
+      } else if (this.expanded) {
+        for (const line of all.slice(1)) lines.push(...bodyLine(line, width, "    "));
+      }
+      return lines;
+    }
+    const error = sanitize((result.error ?? "failed").split("\n")[0]);
+    lines.push([
+      { text: "  ✗ ", style: Styles.error },
+      { text: truncateToCells(error, Math.max(1, width - 4 - took.length)), style: Styles.error },
+      { text: took, style: Styles.dim },
+    ]);
+    // What a failed or cancelled call printed before it stopped.
+    const body = textLines(this.#body());
+    const shown = this.expanded ? body : body.slice(-TAIL_LINES);
+    if (shown.length < body.length) {
+      lines.push([{ text: `    … ${body.length - shown.length} lines above`, style: Styles.dim }]);
+    }
+    for (const line of shown) lines.push(...bodyLine(line, width, "    "));
+    return lines;
+  }
+
+  // A failed call's output (what it returned, else what it streamed), or the rest of its
+  // error's lines when it printed nothing; nothing for a call that succeeded.
+  #body(): string {
+    const outcome = this.#outcome;
+    if (outcome === undefined || outcome.result.ok) return "";
+    const { result } = outcome;
+    if (result.output !== "") return result.output;
+    if (this.#streamed !== "") return this.#streamed;
+    const error = result.error ?? "";
+    const newline = error.indexOf("\n");
+    return newline < 0 ? "" : error.slice(newline + 1);
+  }
+
+  #head(width: number): StyledLine[] {
+    const title = this.title();
+    const name = sanitize(this.call.name);
+    const spans: Span[] = title.startsWith(name)
+      ? [
+        { text: name, style: Styles.bold },
+        { text: title.slice(name.length), style: Styles.plain },
+      ]
+      : [{ text: title, style: Styles.plain }];
+    if (this.running) spans.push({ text: `  ${sanitize(this.label.verb)}…`, style: Styles.dim });
+    const icon: Span = { text: "⚙ ", style: this.ended ? Styles.dim : Styles.warn };
+    return wrapSpans(spans, width, { first: [icon], rest: [{ text: "  ", style: Styles.plain }] });
+  }
+}
+
+function bodyLine(line: string, width: number, indent: string): StyledLine[] {
+  return wrapSpans(line === "" ? [] : [{ text: line, style: Styles.dim }], width, {
+    first: [{ text: indent, style: Styles.dim }],
+    rest: [{ text: " ".repeat(indent.length), style: Styles.plain }],
+    hard: true,
+  });
+}
+
+// A command's output as lines on screen: the last line's newline ends it (no empty line after),
+// and a carriage return inside a line (a progress bar redrawing itself) leaves what came after
+// it, as a terminal would show.
+function textLines(text: string): string[] {
+  if (text === "") return [];
+  const lines = (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n");
+  return lines.map((line) => sanitize(overprinted(line)));
+}
+
+function overprinted(line: string): string {
+  const trimmed = line.endsWith("\r") ? line.slice(0, -1) : line;
+  const at = trimmed.lastIndexOf("\r");
+  return at < 0 ? trimmed : trimmed.slice(at + 1);
+}
+
+function sanitizeBlock(text: string): string {
+  return (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n").map((line) =>
+    sanitize(overprinted(line))
+  ).join("\n");
+}
+
+// The last `count` lines of `text`, found from its end: a running call's output may be long,
+// and its row is drawn again on every chunk.
+function lastLines(text: string, count: number): string {
+  let end = text.endsWith("\n") ? text.length - 1 : text.length;
+  const stop = end;
+  for (let i = 0; i < count; i++) {
+    const at = text.lastIndexOf("\n", end - 1);
+    if (at < 0) return text.slice(0, stop);
+    end = at;
+  }
+  return text.slice(end + 1, stop);
+}
