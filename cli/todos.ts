@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { TodoItem, TodoService } from "@amber/core";
+import type { Message, TodoItem, TodoService } from "@amber/core";
 
 /** The CLI's todo list: a {@linkcode TodoService} whose `subscribe` is always there. */
 export interface CliTodoService extends TodoService {
@@ -56,4 +56,68 @@ export function createTodoService(): CliTodoService {
       return () => listeners.delete(entry);
     },
   };
+}
+
+const STATUSES: ReadonlySet<string> = new Set(["pending", "in_progress", "completed"]);
+
+/**
+ * The todo list a conversation left: the items of its last `todowrite` call that succeeded, or
+ * none. What a resumed session's todo panel shows again (the list itself is not saved; the call
+ * that wrote it is). A call is found by its id in the replies before its result, the nearest
+ * first, since ids repeat across replies.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { todosFromMessages } from "./todos.ts";
+ * const todos = [{ content: "Ship it", status: "pending" }];
+ * const items = todosFromMessages([
+ *   { role: "user", content: "plan" },
+ *   {
+ *     role: "assistant",
+ *     content: "",
+ *     toolCalls: [{ id: "c1", name: "todowrite", arguments: JSON.stringify({ todos }) }],
+ *   },
+ *   { role: "tool", toolCallId: "c1", name: "todowrite", content: "Todos (0 of 1 done)" },
+ * ]);
+ * assert.deepEqual(items, todos);
+ * assert.deepEqual(todosFromMessages([]), []);
+ * ```
+ */
+export function todosFromMessages(messages: readonly Message[]): TodoItem[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const result = messages[i];
+    if (result.role !== "tool" || result.name !== "todowrite") continue;
+    if (result.content.startsWith("error:")) continue;
+    for (let j = i - 1; j >= 0; j--) {
+      const reply = messages[j];
+      if (reply.role !== "assistant") continue;
+      const call = reply.toolCalls?.find((c) => c.id === result.toolCallId);
+      if (call === undefined) continue;
+      const items = parseTodos(call.arguments);
+      if (items !== undefined) return items;
+      break;
+    }
+  }
+  return [];
+}
+
+function parseTodos(text: string): TodoItem[] | undefined {
+  let args: unknown;
+  try {
+    args = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const todos = (args as { todos?: unknown } | null)?.todos;
+  if (!Array.isArray(todos)) return undefined;
+  const items: TodoItem[] = [];
+  for (const item of todos) {
+    const { content, status } = (item ?? {}) as { content?: unknown; status?: unknown };
+    if (typeof content !== "string" || typeof status !== "string" || !STATUSES.has(status)) {
+      return undefined;
+    }
+    items.push({ content, status: status as TodoItem["status"] });
+  }
+  return items;
 }

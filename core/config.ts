@@ -6,7 +6,6 @@
 
 import { join } from "node:path";
 import type { ModelOverride } from "./model_info.ts";
-import type { PermissionsConfig } from "./permissions.ts";
 
 /** The approval policy for tools that need approval. */
 export type ApprovalPolicy = "ask" | "auto" | "deny";
@@ -60,6 +59,19 @@ export interface AmberConfig {
   readonly compaction?: CompactionConfig;
   /** The user's permission rules: calls allowed, asked about or denied by tool and argument. */
   readonly permissions?: PermissionsConfig;
+}
+
+/**
+ * The `permissions` section of `config.yaml` or of a workspace's `.amber/permissions.yaml`: rules
+ * such as `bash(npm test *)` or `write(src/**)` (see `parsePermissionRule`).
+ */
+export interface PermissionsConfig {
+  /** Rules whose calls run without the approval question. */
+  readonly allow?: readonly string[];
+  /** Rules whose calls are put to the user, even under `--approve auto`. */
+  readonly ask?: readonly string[];
+  /** Rules whose calls are blocked. */
+  readonly deny?: readonly string[];
 }
 
 /** The `compaction` section of `config.yaml`. */

@@ -30,6 +30,7 @@
 
 import { posix } from "node:path";
 import { splitCommandLine } from "./_command_line.ts";
+import type { PermissionsConfig } from "./config.ts";
 
 /** What a rule does to the calls it matches. */
 export type PermissionEffect = "allow" | "ask" | "deny";
@@ -40,16 +41,6 @@ export const PERMISSION_EFFECTS: readonly PermissionEffect[] = Object.freeze([
   "ask",
   "allow",
 ]);
-
-/** The `permissions` section of `config.yaml` or of `.amber/permissions.yaml`. */
-export interface PermissionsConfig {
-  /** Rules whose calls run without the approval question. */
-  readonly allow?: readonly string[];
-  /** Rules whose calls are put to the user, even under `--approve auto`. */
-  readonly ask?: readonly string[];
-  /** Rules whose calls are blocked. */
-  readonly deny?: readonly string[];
-}
 
 /** One rule, parsed. */
 export interface PermissionRule {
@@ -192,15 +183,16 @@ export function parsePermissions(value: unknown, source: string): ParsedPermissi
     return { entries, config, problems };
   }
   const section = value as Record<string, unknown>;
+  // In the file's order, so problems are listed as they are met reading it.
   for (const key of Object.keys(section)) {
     if (!(PERMISSION_EFFECTS as readonly string[]).includes(key)) {
       problems.push({
         keys: ["permissions", key],
         message: `permissions.${key}: unknown field (fields: allow, ask, deny)`,
       });
+      continue;
     }
-  }
-  for (const effect of PERMISSION_EFFECTS) {
+    const effect = key as PermissionEffect;
     const list = section[effect];
     if (list === undefined || list === null) continue;
     if (!Array.isArray(list)) {

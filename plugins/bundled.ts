@@ -28,8 +28,9 @@ import { createToolTaskPlugin } from "./tool_task/mod.ts";
 import { createToolWritePlugin } from "./tool_write/mod.ts";
 
 /**
- * Fresh instances of every bundled plugin, in activation order: the worked example, metrics,
- * the provider plugins, the tool plugins and the core prompt blocks.
+ * Fresh instances of every bundled plugin, in activation order: the worked example (off until
+ * switched on, see `@amber/plugins/hello`), metrics, the provider plugins, the tool plugins and
+ * the core prompt blocks. Every other one is on by default.
  *
  * @example
  * ```ts
@@ -40,6 +41,8 @@ import { createToolWritePlugin } from "./tool_write/mod.ts";
  *   "mistral", "moonshot", "kilocode", "local", "tool_read", "tool_write", "tool_edit",
  *   "tool_search", "tool_bash", "tool_process", "tool_plan", "tool_task", "prompts",
  * ]);
+ * const off = makeBundledPlugins().filter((plugin) => plugin.enabledByDefault === false);
+ * assert.deepEqual(off.map((plugin) => plugin.id), ["hello"]);
  * ```
  */
 export function makeBundledPlugins(): Plugin[] {

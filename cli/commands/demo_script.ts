@@ -43,7 +43,7 @@ export const DEMO_FILES: Readonly<Record<string, string>> = {
 export const DEMO_TRIES: readonly string[] = [
   "type anything and press Enter: the scripted model answers with its next turn",
   "approve or deny the edit and the command when asked (the edit shows its diff)",
-  "Ctrl-T shows or hides the todo list; Ctrl-E opens or closes the last tool's output",
+  "Ctrl-T shows or hides the todo list; Ctrl-X unfolds the last tool's output, Ctrl-Y shows all",
   "/plugins switches plugins on and off (hello gives the model its greet tool)",
   "/model picks a model, /permissions lists approval rules, @ completes a file path",
   "Ctrl-C cancels a turn; Ctrl-C twice (or /quit) leaves",

@@ -155,7 +155,7 @@ async function run(context: CommandContext): Promise<number> {
     const result = await session.turn(expanded ?? prompt, {
       signal: controller.signal,
       ask: terminal
-        ? async (request) => {
+        ? async (request, signal) => {
           // What an edit or a write would do, as a diff above the question (already redacted).
           if (request.change !== undefined) {
             const { formatChange } = await import("../tui/diff_view.ts");
@@ -169,6 +169,7 @@ async function run(context: CommandContext): Promise<number> {
             request.correlationId === undefined
               ? undefined
               : sanitizeText(session.redact(request.reason ?? "a tool gate asks to confirm")),
+            signal,
           );
         }
         : undefined,
@@ -295,24 +296,43 @@ function shareOption(parsed: ParsedArgs, name: string): number | undefined {
   return number;
 }
 
-// A gate's question (`why` set) is asked every time, so it offers no "always".
-async function askInTerminal(io: Io, summary: string, why?: string): Promise<ApprovalAnswer> {
+// A gate's question (`why` set) is asked every time, so it offers no "always". A cancel (Ctrl-C
+// at the question) withdraws it: no answer is a refusal.
+async function askInTerminal(
+  io: Io,
+  summary: string,
+  why: string | undefined,
+  signal: AbortSignal,
+): Promise<ApprovalAnswer> {
   if (why === undefined) io.err(`\n? allow ${summary}  [y] once  [a] always  [n] no`);
   else io.err(`\n? allow ${summary} (${why})  [y] once  [n] no`);
-  const answer = (await readLine()).trim().toLowerCase();
+  const answer = (await readLine(signal)).trim().toLowerCase();
   if (why === undefined && (answer === "a" || answer === "always")) return "always";
   if (answer === "y" || answer === "yes" || answer === "once") return "once";
   return "deny";
 }
 
-async function readLine(): Promise<string> {
-  const buffer = new Uint8Array(1024);
+// One line of stdin, or "" once `signal` aborts: the read is cancelled then, since a read left
+// pending would keep the process alive after the run has ended.
+async function readLine(signal: AbortSignal): Promise<string> {
+  if (signal.aborted) return "";
+  const reader = Deno.stdin.readable.getReader();
+  const cancel = () => reader.cancel().catch(() => {});
+  signal.addEventListener("abort", cancel, { once: true });
   const chunks: Uint8Array[] = [];
-  while (true) {
-    const n = await Deno.stdin.read(buffer);
-    if (n === null) break;
-    chunks.push(buffer.slice(0, n));
-    if (buffer.subarray(0, n).includes(10)) break;
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done || signal.aborted) return "";
+      chunks.push(value);
+      if (value.includes(10)) break;
+    }
+  } catch {
+    // stdin went away: no answer.
+    return "";
+  } finally {
+    signal.removeEventListener("abort", cancel);
+    if (!signal.aborted) reader.releaseLock();
   }
   return new TextDecoder().decode(
     chunks.length === 1 ? chunks[0] : new Uint8Array(chunks.flatMap((c) => [...c])),

@@ -49,6 +49,7 @@ export const AMBER_STATE_ENTRIES: readonly string[] = Object.freeze([
   "processes",
   "faults.json",
   "history.jsonl",
+  "trusted_permissions.json",
 ]);
 
 /** The tools whose path argument writes a file. */

@@ -60,6 +60,7 @@ import { configuredKeys, EventRedactor, SecretRedactor } from "./redact.ts";
 import { gatherSample, samplingMessages, type SamplingParams } from "./sampling.ts";
 import { lockSession } from "./session_lock.ts";
 import { KeyRejections } from "./key_rejections.ts";
+import { ReplyWatch } from "./reply_watch.ts";
 
 const NEVER = new AbortController().signal;
 
@@ -265,10 +266,10 @@ export class AgentSession {
 
   /**
    * Runs one turn of the conversation; every step is committed before the next starts. The
-   * first turn creates the session file; when no step of it got an answer from the provider (no
-   * connection, a refused key, an unknown model, a cancel before the reply) the file and its lock
-   * are removed again, and the next turn starts a new session. A 401 names the key's variable.
-   * Rejects when the provider cannot be used.
+   * first turn creates the session file; when it fails without a word from the model (no
+   * connection, a refused key, an unknown model) the file and its lock are removed again, and the
+   * next turn starts a new session. A cancel keeps the prompt in the file, as does a reply that
+   * could not be read. A 401 names the key's variable. Rejects when the provider cannot be used.
    */
   async turn(prompt: string, options: TurnOptions = {}): Promise<RunResult> {
     this.ready();
@@ -297,9 +298,8 @@ export class AgentSession {
     }
     const firstStep = this.#step;
     let next = firstStep;
-    // Whether any step got its reply: a failed step is committed too, but is no conversation.
-    let answered = false;
-    let stepFailed = false;
+    // Whether the model said anything: a first turn refused before that is no conversation.
+    const reply = new ReplyWatch();
     const keyText = new KeyRejections(this.#resolved!);
     this.#ask = options.ask;
     this.#busy = true;
@@ -309,11 +309,9 @@ export class AgentSession {
         historyState: this.#state,
         firstStep,
         onEvent: (event) => {
-          if (event.type === "stepStart") stepFailed = false;
-          if (event.type === "error") stepFailed = true;
+          reply.see(event);
           if (event.type === "stepEnd") {
             next = event.step + 1;
-            if (!stepFailed) answered = true;
             // Priced by the kernel with the budget's `price`, as the turn's count goes.
             this.#spending.step(event.cost);
           }
@@ -327,6 +325,7 @@ export class AgentSession {
       this.#usage.promptTokens += result.usage.promptTokens;
       this.#usage.completionTokens += result.usage.completionTokens;
       this.#spending.runEnded(result.cost);
+      if (created && reply.refused(result.cause)) await this.#discard();
       return result;
     } catch (error) {
       // The run broke off without its result: the file (the prompt is in it before the first
@@ -338,7 +337,6 @@ export class AgentSession {
       this.#busy = false;
       // Text held back as a possible start of a key goes out with the turn, however it ended.
       this.#events.flush((event) => this.#deliver(event));
-      if (created && !answered) await this.#discard();
     }
   }
 

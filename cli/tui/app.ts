@@ -19,6 +19,7 @@
 import type { StatusSnapshot, ToolCall } from "@amber/core";
 import type { ApprovalAnswer, ApprovalRequest } from "@amber/core/kernel";
 import type { AgentSession, SessionEvent } from "../session/mod.ts";
+import { todosFromMessages } from "../todos.ts";
 import type { Approvals } from "./approvals.ts";
 import { attachFiles } from "./attachments.ts";
 import { SessionCommands } from "./command_adapter.ts";
@@ -182,6 +183,8 @@ export class TuiApp {
       startCompaction: (instructions) => this.#startCompaction(instructions),
       forget: () => {
         this.#view = forgetConversation(this.#view);
+        // The plan is the conversation's: none after /clear, the resumed one's after /resume.
+        this.#todos.restart(todosFromMessages(this.#session.messages));
         this.#invalidate();
       },
       scrollHome: (repaint) => {
@@ -382,6 +385,11 @@ export class TuiApp {
       this.#screen.invalidate();
     } else if (key.ctrl && key.name === "o") {
       this.#transcript.toggleReasoning();
+    } else if (key.ctrl && key.name === "x") {
+      this.#transcript.toggleLastTool();
+    } else if (key.ctrl && key.name === "y") {
+      const viewer = this.#transcript.lastToolViewer();
+      if (viewer !== undefined) this.#panel = new PanelView(viewer.id, viewer);
     } else if (key.ctrl && key.name === "t") {
       this.#todos.toggle();
     } else if (key.ctrl && key.name === "d" && this.#editor.text === "") {

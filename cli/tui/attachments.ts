@@ -115,21 +115,27 @@ export async function attachFiles(
       notes.push({ path, note: `not attached: ${path} is a binary file`, attached: false });
       continue;
     }
-    if (budget <= 0) {
-      notes.push({
-        path,
-        note: `not attached: ${path} (the attachments already fill the prompt's cap)`,
-        attached: false,
-      });
-      continue;
-    }
     const cap = Math.min(maxFile, budget);
     const whole = new TextDecoder().decode(bytes);
     const lines = countLines(whole);
     const cut = bytes.length > cap;
-    // Cut at a line break, so the model never sees half a line or half a character.
-    let text = cut ? new TextDecoder().decode(bytes.subarray(0, cap)) : whole;
-    if (cut) text = text.slice(0, Math.max(0, text.lastIndexOf("\n") + 1)) || text;
+    // Cut at a line break, so the model never sees half a line or half a character; only a
+    // file whose first line alone passes the file cap is cut inside it. What is left of the
+    // total cap, if it holds no whole line, attaches nothing.
+    let text = whole;
+    if (cut) {
+      const head = new TextDecoder().decode(bytes.subarray(0, cap)).replace(/\uFFFD$/, "");
+      const lineEnd = head.lastIndexOf("\n") + 1;
+      text = lineEnd > 0 || cap < maxFile ? head.slice(0, lineEnd) : head;
+    }
+    if (text === "" && whole !== "") {
+      notes.push({
+        path,
+        note: `not attached: ${path} (no room left under the attachments' cap)`,
+        attached: false,
+      });
+      continue;
+    }
     budget -= new TextEncoder().encode(text).length;
     const kept = countLines(text);
     const shown = rel.split(SEPARATOR).join("/");

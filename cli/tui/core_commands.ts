@@ -70,7 +70,9 @@ export function helpText(tree: readonly CommandRoot[], arg: string): string {
     "",
     "Keys: Enter send · Ctrl-J or Alt-Enter new line · ↑↓ history · Tab complete · " +
       "@path attach a file · " +
-      "PgUp PgDn scroll · Ctrl-O show/hide reasoning · Ctrl-C cancel, twice to quit",
+      "PgUp PgDn scroll · Ctrl-O show/hide reasoning · " +
+      "Ctrl-X expand/collapse the last tool's output · Ctrl-Y view it whole (/ search) · " +
+      "Ctrl-C cancel, twice to quit",
   );
   return lines.join("\n");
 }
@@ -132,7 +134,7 @@ export function tuiCommands(target: () => CommandTarget | undefined): CommandCap
     ),
     root(
       "plugins",
-      "The plugin console: every plugin by category (Esc closes)",
+      "The plugin console: every plugin by category; Enter or Space switches one (Esc closes)",
       () => app().openPanel("plugins"),
     ),
     root(

@@ -10,9 +10,9 @@
  */
 
 import type { FileChange, ToolCall } from "@amber/core";
-import { structuredPatch } from "diff";
+import { structuredPatch, type StructuredPatchHunk } from "diff";
 import { cellWidth } from "@amber/core/cells";
-import { type Span, type StyledLine, wrapSpans } from "./lines.ts";
+import { isPrintableAscii, type Span, type StyledLine, wrapSpans } from "./lines.ts";
 import { sgr, type Style, Styles } from "./style.ts";
 
 /** Lines of unchanged text shown around each change. */
@@ -61,6 +61,8 @@ function diffOf(change: FileChange): Diff {
 function computeDiff(change: FileChange): Diff {
   const patch = change.before === change.after
     ? { hunks: [] }
+    : change.before === "" || change.after === ""
+    ? { hunks: [wholeHunk(change.before, change.after)] }
     : structuredPatch(change.path, change.path, change.before, change.after, undefined, undefined, {
       context: CONTEXT,
       timeout: DIFF_TIMEOUT_MS,
@@ -101,6 +103,27 @@ function computeDiff(change: FileChange): Diff {
     return { header, lines };
   });
   return { hunks, added, removed, lastNumber };
+}
+
+// A file's whole text added or removed, as jsdiff would give it but without diffing: every line
+// of one side, and the mark of a last line without a newline.
+function wholeHunk(before: string, after: string): StructuredPatchHunk {
+  const added = before === "";
+  const text = added ? after : before;
+  const lines = text.split("\n");
+  const newline = lines.at(-1) === "";
+  if (newline) lines.pop();
+  const count = lines.length;
+  const sign = added ? "+" : "-";
+  const marked = lines.map((line) => sign + line);
+  if (!newline) marked.push("\\ No newline at end of file");
+  return {
+    oldStart: 1,
+    oldLines: added ? 0 : count,
+    newStart: 1,
+    newLines: added ? count : 0,
+    lines: marked,
+  };
 }
 
 function countLines(text: string): number {
@@ -211,6 +234,11 @@ function renderLine(line: DiffLine, gutter: number, width: number): StyledLine[]
   rest.push({ text: "  ", style: Styles.plain });
   // A line ending in CRLF keeps its carriage return in the text; it is not part of what shows.
   const text = line.text.endsWith("\r") ? line.text.slice(0, -1) : line.text;
+  // Most lines are plain ASCII that fits: nothing to sanitize or wrap (a 20,000-line file shows
+  // in a blink rather than in a second).
+  if (isPrintableAscii(text) && text.length <= width - gutter - (gutter > 0 ? 3 : 2)) {
+    return [text === "" ? first : [...first, { text, style }]];
+  }
   return wrapSpans(text === "" ? [] : [{ text, style }], width, { first, rest });
 }
 

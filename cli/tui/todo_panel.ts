@@ -162,6 +162,17 @@ export class TodoPanel {
     return composeTodoPanel(this.#todos?.list() ?? [], width, rows);
   }
 
+  /**
+   * A new conversation (`/clear`, `/resume`): the list becomes `items` (what the conversation
+   * left, or none) and the panel opens by itself again the next time the list has items.
+   */
+  restart(items: readonly TodoItem[]): void {
+    this.#opened = false;
+    this.#open = false;
+    this.#todos?.write(items);
+    this.#follow();
+  }
+
   /** Stops following the list. */
   close(): void {
     this.#unsubscribe?.();

@@ -22,6 +22,7 @@ import { truncateToCells } from "@amber/core/cells";
 import { changeOfCall } from "./diff_view.ts";
 import { type StyledLine, wrapSpans } from "./lines.ts";
 import { MarkdownStream } from "./markdown.ts";
+import { OutputViewer } from "./output_viewer.ts";
 import { type Style, Styles } from "./style.ts";
 import { type ToolLabel, type ToolOutput, ToolRow } from "./tool_row.ts";
 
@@ -294,9 +295,18 @@ export class TranscriptView {
     return true;
   }
 
-  /** The last tool row's whole output, for the full-screen viewer; undefined when there is none. */
+  /** The last tool row's whole output; undefined when there is none. */
   lastToolOutput(): ToolOutput | undefined {
     return this.#lastTool()?.row.output();
+  }
+
+  /**
+   * A full-screen viewer of the last tool row's whole output (open it as a panel with its
+   * `id`); it stays on that row, whose output may still grow. Undefined when there is none.
+   */
+  lastToolViewer(): OutputViewer | undefined {
+    const row = this.#lastTool()?.row;
+    return row === undefined ? undefined : new OutputViewer(() => row.output());
   }
 
   /** A line (or lines) from the host: command output, an error, a cancellation. */

@@ -1,8 +1,9 @@
 /**
  * The way of one tool call from the model's request to its result: the arguments parsed, the
- * ToolRequested event, the gate chain (`_gates.ts`), the approval policy (and the user's "always"
- * answers, remembered for the run), then the tool under its deadline (`_tool_deadline.ts`) or a
- * gate's scheduled action under its own. Every call ends in exactly one `toolEnd` event and one
+ * ToolRequested event, the permission rules (`_permission_check.ts`), the gate chain
+ * (`_gates.ts`), the approval policy (and the user's "always" answers, remembered for the run),
+ * then the tool under its deadline (`_tool_deadline.ts`) or a gate's scheduled action under its
+ * own. Every call ends in exactly one `toolEnd` event and one
  * ToolCompleted event, whatever stopped it, with its output and error passed through the run's
  * `redact` first.
  *
@@ -19,6 +20,7 @@ import type { PermissionVerdict } from "../permissions.ts";
 import type { FileChange, ToolResult } from "../tool.ts";
 import { faultText } from "./_fault_text.ts";
 import { decideGates } from "./_gates.ts";
+import { checkPermissions } from "./_permission_check.ts";
 import { isToolResult } from "../tool.ts";
 import { runTool } from "./_tool_deadline.ts";
 import { previewChange, redactChange } from "./_tool_preview.ts";
@@ -137,7 +139,7 @@ export class ToolCalls {
     } catch {
       // A summary is cosmetic; a broken one does not stop the call.
     }
-    const verdict = this.#rules(call, args, summary);
+    const verdict = checkPermissions(this.#o.permissions, call, args, summary);
     if (typeof verdict === "string") {
       return this.#report(call, step, { ok: false, output: "", error: verdict }, 0);
     }
@@ -237,23 +239,6 @@ export class ToolCalls {
       state: this.#state(),
     });
     return decideGates(this.#o.runtime, hostGate, env.gates, input);
-  }
-
-  // What the permission rules say of the call; a string (why it is blocked) for a deny rule, or
-  // when the rules cannot be asked: a broken check must not let calls through.
-  #rules(call: ToolCall, args: unknown, summary: string): PermissionVerdict | string | undefined {
-    const permissions = this.#o.permissions;
-    if (permissions === undefined) return undefined;
-    let verdict;
-    try {
-      verdict = permissions({ name: call.name, args, summary });
-    } catch (error) {
-      return `the permission rules could not be checked for '${call.name}': ${
-        describeError(error)
-      }`;
-    }
-    if (verdict?.effect !== "deny") return verdict;
-    return `'${call.name}' is denied by the permission rule '${verdict.rule}' (${verdict.source})`;
   }
 
   // Undefined when the call may run, else why not. A confirmation a gate asked for (it carries a

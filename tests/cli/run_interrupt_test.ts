@@ -137,3 +137,38 @@ Deno.test("two SIGINTs 50 ms apart are one Ctrl-C: the run is cancelled and comm
   assert.equal(loaded.steps.at(-1)?.end, "cancelled");
   assert.ok(loaded.messages.some((m) => m.role === "tool"), "the command's result is committed");
 });
+
+Deno.test({
+  name: "in a terminal, Ctrl-C at an approval question refuses the call and amber exits 130",
+  ignore: !hasScript(),
+  async fn() {
+    await using tmp = await tempDir();
+    await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+    server.script({ toolCalls: [{ name: "bash", arguments: { command: "touch ran" } }] });
+    const child = inTerminal(tmp.dir, ["run", "ask me", "--base-url", `${server.url}/v1`]);
+    const amber = await childOf(child.pid);
+    const reader = child.stdout.getReader();
+    let screen = "";
+    while (!screen.includes("? allow")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      screen += new TextDecoder().decode(value);
+    }
+    assert.match(screen, /\? allow \$ touch ran/);
+    Deno.kill(amber, "SIGINT");
+    // Without an answer the question once held amber until a line was typed: a pending read of
+    // stdin. The child is killed if it is still there when the test gives up.
+    const gaveUp = setTimeout(() => Deno.kill(amber, "SIGKILL"), 15_000);
+    const status = await child.status;
+    clearTimeout(gaveUp);
+    for (let part = await reader.read(); !part.done; part = await reader.read()) {
+      screen += new TextDecoder().decode(part.value);
+    }
+    assert.equal(status.code, 130, screen);
+    assert.match(screen, /amber: cancelled/);
+    await assert.rejects(Deno.stat(`${tmp.dir}/ran`), Deno.errors.NotFound);
+    const [id] = await sessionIds(tmp.dir);
+    const loaded = await SessionFile.load(tmp.dir, id);
+    assert.equal(loaded.steps.at(-1)?.end, "cancelled");
+  },
+});

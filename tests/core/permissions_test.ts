@@ -53,12 +53,12 @@ Deno.test("a permissions section reports every problem with its place, keeping g
   deepStrictEqual(parsed.entries.map((e) => e.rule.text), ["read"]);
   deepStrictEqual(parsed.config, { allow: ["read"] });
   deepStrictEqual(parsed.problems.map((p) => p.keys.join(".")), [
-    "permissions.nope",
-    "permissions.deny",
     "permissions.allow.1",
     "permissions.allow.2",
+    "permissions.deny",
+    "permissions.nope",
   ]);
-  match(parsed.problems[3].message, /permissions\.allow\[2\]: permission rule 'bash\(x'/);
+  match(parsed.problems[1].message, /permissions\.allow\[2\]: permission rule 'bash\(x'/);
   match(parsePermissions([], "f").problems[0].message, /expected a mapping/);
 });
 

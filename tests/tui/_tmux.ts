@@ -32,12 +32,20 @@ export interface AmberInTmux {
   readonly columns?: number;
   /** The window's height; 30 by default. */
   readonly rows?: number;
+  /** More arguments (`--resume ID`). */
+  readonly args?: readonly string[];
 }
 
 /** The interactive session against a provider on loopback, with a test key and no colours. */
 export function startAmber(options: AmberInTmux): Promise<Tmux> {
   return Tmux.start(
-    ["--base-url", options.baseUrl, "--model", options.model ?? "fake-model"],
+    [
+      "--base-url",
+      options.baseUrl,
+      "--model",
+      options.model ?? "fake-model",
+      ...options.args ?? [],
+    ],
     {
       AMBER_CONFIG_DIR: options.configDir,
       OPENAI_API_KEY: "sk-test-key-1234",

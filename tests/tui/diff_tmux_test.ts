@@ -86,6 +86,36 @@ Deno.test({
 });
 
 Deno.test({
+  name: "tmux: a long write outside the workspace is cut to the screen, question and choices kept",
+  ignore,
+  async fn() {
+    const content = Array.from({ length: 60 }, (_, i) => `entry ${i + 1}`).join("\n") + "\n";
+    await using w = await world((outside) => [
+      { toolCalls: [{ name: "write", arguments: { path: `${outside}/list.txt`, content } }] },
+      { text: "Written." },
+    ]);
+    await using tmux = await startAmber({
+      baseUrl: `${w.server.url}/v1`,
+      configDir: w.configDir,
+      workspace: w.workspace,
+      rows: 18,
+    });
+    await tmux.waitFor(PROMPT, "the prompt");
+    await tmux.type("write the list");
+    await tmux.keys("Enter");
+    const question = await tmux.waitFor(/more lines · full diff/, "the cut diff");
+    assert.match(question, /Allow write/, "the question stays in view");
+    assert.match(question, /list\.txt \+60 -0 \(outside the workspace\)/);
+    assert.match(question, /1 \+ entry 1\n/);
+    assert.match(question, /allow once[\s\S]*deny/, "the choices stay in view");
+    assert.doesNotMatch(question, /entry 60/);
+    await tmux.type("y");
+    await tmux.waitFor(/Written\./, "the answer after the write");
+    assert.equal(await Deno.readTextFile(`${w.outside}/list.txt`), content);
+  },
+});
+
+Deno.test({
   name: "tmux: amber run --approve ask shows an edit's diff above its question",
   ignore,
   async fn() {

@@ -117,6 +117,17 @@ Deno.test("renderChange: a new file is all added lines; outside the workspace sa
   assert.equal(plainText(outside[0]), "/etc/motd +1 -0 (outside the workspace)");
   assert.equal(styleOf(outside, "outside the workspace"), Styles.warn);
   assert.equal(plainText(outside[1]), "1 + welcome");
+  // A file emptied: every line removed, numbered as it was.
+  assert.deepEqual(
+    renderChange({ path: "gone.txt", before: "x\ny", after: "" }, 50).map(plainText),
+    [
+      "gone.txt +0 -2",
+      "@@ -1,2 +1,0 @@",
+      "1 - x",
+      "2 - y",
+      "\\ No newline at end of file",
+    ],
+  );
   // No change at all: just the header.
   assert.deepEqual(renderChange({ path: "same", before: "x", after: "x" }, 50).map(plainText), [
     "same +0 -0",

@@ -1,11 +1,12 @@
 // The todo panel: what `composeTodoPanel` draws (marks, count, a window around the item in
 // progress when the list is long, truncation), how `TodoPanel` follows the host's list (opens
 // by itself once, Ctrl-T toggles, a write asks for a frame), the CLI todo service's subscribe,
-// and where the frame puts the panel (over the rule, rows taken from the transcript).
+// where the frame puts the panel (over the rule, rows taken from the transcript), the plan a
+// conversation left (`todosFromMessages`), and all of it in the app, `/clear` and `/resume` too.
 
 import assert from "node:assert/strict";
-import type { TodoItem, TodoService } from "@amber/core";
-import { createTodoService } from "../../cli/todos.ts";
+import type { Message, TodoItem, TodoService } from "@amber/core";
+import { createTodoService, todosFromMessages } from "../../cli/todos.ts";
 import { Dialogs } from "../../cli/tui/dialogs.ts";
 import { Drawer } from "../../cli/tui/drawer.ts";
 import { FrameComposer, type FrameParts } from "../../cli/tui/frame.ts";
@@ -15,6 +16,7 @@ import { Screen } from "../../cli/tui/screen.ts";
 import { Styles } from "../../cli/tui/style.ts";
 import { composeTodoPanel, TodoPanel } from "../../cli/tui/todo_panel.ts";
 import { TranscriptView } from "../../cli/tui/transcript_view.ts";
+import { startTui } from "./_harness.ts";
 
 const text = (lines: readonly StyledLine[]): string[] =>
   lines.map((line) => line.map((span) => span.text).join(""));
@@ -189,4 +191,98 @@ Deno.test("the frame puts the todo panel over the rule, in rows the transcript g
   const panelRows = Array.from({ length: 12 }, (_, i) => small.rowText(i))
     .filter((row) => /\[ \]|Todos|… \d+ more/.test(row));
   assert.equal(panelRows.length, 4);
+});
+
+Deno.test("TodoPanel.restart: a new conversation's list, and it opens by itself again", () => {
+  const todos = createTodoService();
+  const panel = new TodoPanel(todos, () => {});
+  todos.write(plan(["pending"]));
+  panel.toggle();
+  assert.equal(panel.open, false);
+  panel.restart([]);
+  assert.deepEqual(todos.list(), []);
+  assert.equal(panel.open, false);
+  todos.write(plan(["in_progress"]));
+  assert.equal(panel.open, true, "the next plan opens it again");
+  panel.toggle();
+  panel.restart(plan(["completed", "pending"]));
+  assert.equal(panel.open, true, "a resumed plan shows at once");
+  assert.deepEqual(todos.list(), plan(["completed", "pending"]));
+});
+
+function call(id: string, todos: unknown): Message {
+  return {
+    role: "assistant",
+    content: "",
+    toolCalls: [{ id, name: "todowrite", arguments: JSON.stringify({ todos }) }],
+  };
+}
+
+function answer(id: string, content: string): Message {
+  return { role: "tool", toolCallId: id, name: "todowrite", content };
+}
+
+Deno.test("todosFromMessages: the last todowrite that worked, found by its own reply", () => {
+  const first = plan(["in_progress", "pending"]);
+  const second = plan(["completed", "in_progress"]);
+  // The same id in two replies: the later result answers the later call.
+  const messages: Message[] = [
+    { role: "user", content: "go" },
+    call("call_0", first),
+    answer("call_0", "Todos (0 of 2 done)"),
+    { role: "user", content: "more" },
+    call("call_0", second),
+    answer("call_0", "Todos (1 of 2 done)"),
+    call("call_1", [{ content: "bad", status: "someday" }]),
+    answer("call_1", "error: invalid arguments for tool 'todowrite'"),
+  ];
+  assert.deepEqual(todosFromMessages(messages), second);
+  assert.deepEqual(todosFromMessages(messages.slice(0, 3)), first);
+  assert.deepEqual(todosFromMessages([{ role: "user", content: "hi" }]), []);
+  assert.deepEqual(todosFromMessages([call("x", "nonsense"), answer("x", "ok")]), []);
+  const broken: Message = {
+    role: "assistant",
+    content: "",
+    toolCalls: [{ id: "x", name: "todowrite", arguments: "{" }],
+  };
+  assert.deepEqual(todosFromMessages([broken, answer("x", "ok")]), []);
+});
+
+Deno.test("in the app: the plan opens the panel, Ctrl-T toggles it, /clear and /resume follow", async () => {
+  await using t = await startTui({
+    columns: 80,
+    rows: 24,
+    turns: [
+      {
+        toolCalls: [{
+          name: "todowrite",
+          arguments: {
+            todos: [
+              { content: "Read the notes", status: "completed" },
+              { content: "Write the summary", status: "in_progress" },
+            ],
+          },
+        }],
+      },
+      { text: "Planned." },
+    ],
+  });
+  await t.waitFor(/›/, "the prompt");
+  assert.doesNotMatch(t.terminal.text(), /Todos/);
+  t.terminal.type("plan it\r");
+  await t.waitFor(/Planned\./, "the answer");
+  await t.idle();
+  let screen = await t.waitFor(/Todos 1\/2 done/, "the panel, opened by itself");
+  assert.match(screen, /\[x\] Read the notes\n \[~\] Write the summary/);
+  t.terminal.type("\x14");
+  await t.waitFor((s) => !/Todos 1\/2/.test(s), "Ctrl-T hides it");
+  t.terminal.type("\x14");
+  await t.waitFor(/Todos 1\/2 done/, "Ctrl-T shows it again");
+  const id = t.tui.session.id!;
+  t.terminal.type("/clear\r");
+  await t.waitFor((s) => !/Todos/.test(s), "/clear drops the old conversation's plan");
+  assert.deepEqual(t.tui.host.services.todos?.list(), []);
+  t.terminal.type(`/resume ${id}\r`);
+  screen = await t.waitFor(/Todos 1\/2 done/, "the resumed conversation's plan");
+  assert.match(screen, /\[~\] Write the summary/);
 });

@@ -99,7 +99,6 @@ Deno.test("within a turn, the same id in two steps is two calls", () => {
 
 Deno.test("an approval's label does not outlive its turn", () => {
   const view = new TranscriptView();
-  const call = bash("call_0", "rm -rf build");
   view.addUser("first");
   // Asked about, then the turn ended without the call's end (its end never came).
   let state = withLabel(INITIAL_VIEW, "call_0", { verb: "running", summary: "$ rm -rf build" });

@@ -176,7 +176,12 @@ Deno.test("the meter measures latency to the first delta and tokens per second",
   assert.deepEqual([meter.latencyMs, meter.tps, meter.completionTokens], [300, 50, 100]);
   at({ type: "stepStart", step: 1 }, 3000);
   at({ type: "stepEnd", step: 1 }, 3100);
-  assert.equal(state.meter.tps, 50, "a response without usage leaves the last figures");
+  // Issue 15: the last response's figures are never shown as the current one's.
+  assert.deepEqual(
+    [state.meter.tps, state.meter.completionTokens, state.meter.latencyMs],
+    [0, 0, 0],
+    "a response without usage or output shows none of the last one's figures",
+  );
 });
 
 Deno.test("dialogs: text, secret, choice, confirm; Esc dismisses; a signal withdraws", async () => {

@@ -1,0 +1,43 @@
+// The bar and the rule across turns, in-process: while the next answer has not begun, the bar
+// shows none of the last answer's figures (its tokens, latency, rate), the rule says the turn's
+// time; after /clear none of the old figures come back.
+
+import assert from "node:assert/strict";
+import { startTui } from "./_harness.ts";
+
+const CTRL_C = "\x03";
+const bar = (screen: string) => screen.trimEnd().split("\n").at(-1) ?? "";
+
+Deno.test("a new answer's bar starts empty; the rule says the turn's time meanwhile", async () => {
+  await using t = await startTui({
+    turns: [
+      { text: "first answer", usage: { promptTokens: 1200, completionTokens: 34 } },
+      { text: "never seen", fault: { kind: "slowFirstByte", delayMs: 30_000 } },
+    ],
+  });
+  await t.waitFor(/^›$/m, "the prompt");
+  t.terminal.type("one\r");
+  await t.waitFor((s) => /↑1\.2k ↓34/.test(bar(s)), "the first answer's figures");
+  await t.idle();
+  t.terminal.type("two\r");
+  const waiting = await t.waitFor(/working · Ctrl-C cancels ─+ \d+s ──/, "the turn's time");
+  assert.doesNotMatch(bar(waiting), /↓34|tok\/s|\d ms/, bar(waiting));
+  assert.equal(t.server.chats.length, 2, "the second answer has not begun");
+  t.terminal.type(CTRL_C);
+  await t.waitFor(/cancelled \(every committed step is kept\)/);
+  await t.idle();
+});
+
+Deno.test("after /clear the bar shows none of the last conversation's figures", async () => {
+  await using t = await startTui({
+    turns: [{ text: "an answer", usage: { promptTokens: 1500, completionTokens: 40 } }],
+  });
+  await t.waitFor(/^›$/m, "the prompt");
+  t.terminal.type("hi\r");
+  const before = await t.waitFor((s) => /↑1\.5k ↓40/.test(bar(s)), "the answer's figures");
+  assert.match(bar(before), /ctx|\d+ ms|tok\/s|↓40/);
+  await t.idle();
+  t.terminal.type("/clear\r");
+  const after = await t.waitFor((s) => !s.includes("an answer"), "the cleared screen");
+  assert.doesNotMatch(bar(after), /↑|↓|tok\/s|\d ms|ctx/, bar(after));
+});
