@@ -48,8 +48,12 @@ const transcript = app.transcript;
 for (let turn = 0; transcript.totalLines(COLUMNS) < 2000; turn++) {
   transcript.addUser(`question number ${turn}: what does the function on line ${turn} do?`);
   const call = { id: `c${turn}`, name: "read", arguments: "{}" };
-  transcript.toolStart(call, { verb: "reading", summary: `src/file_${turn}.ts` });
-  transcript.toolEnd(call, { ok: true, output: "export function f() {}\n".repeat(20) }, 3);
+  transcript.toolStart({ step: 0, call }, { verb: "reading", summary: `src/file_${turn}.ts` });
+  transcript.toolEnd(
+    { step: 0, call },
+    { ok: true, output: "export function f() {}\n".repeat(20) },
+    3,
+  );
   transcript.appendText(
     `It does **several** things:\n\n- parses the input\n- checks the \`bounds\`\n\n` +
       "```ts\nexport function f(x: number): number {\n  return x * 2;\n}\n```\n" +

@@ -228,7 +228,12 @@ export interface Tool<Args = unknown> {
    * answer later (a sandboxed plugin's tool asks its process); a throw or a rejection means yes.
    */
   requiresApproval?(args: unknown): boolean | Promise<boolean>;
-  /** A one-line summary of the call for the host; `args` are parsed, not yet validated. */
+  /**
+   * A one-line summary of the call for the host; `args` are parsed, not yet validated. The
+   * host's row names the tool, then the summary without a first word that only repeats the
+   * name (`read notes.txt` of `read` shows as `⚙ read notes.txt`, `$ ls` of `bash` as
+   * `⚙ bash $ ls`).
+   */
   summarize?(args: unknown): string;
   /**
    * What the call would do to a file, asked before an approval question so that the user sees

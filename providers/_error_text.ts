@@ -44,19 +44,23 @@ export function bodyLine(status: number | undefined, body: string): string {
 
 const HTML_START = /^\s*(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>])/i;
 const TITLE = /<title[^>]*>([\s\S]*?)(?:<\/title>|$)/i;
+const HEADING = /<h[1-3][^>]*>([\s\S]*?)(?:<\/h[1-3]>|$)/i;
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" };
 
 /**
- * What an HTML page says of itself, `<title> (an HTML page)`, or `an HTML page` without a
- * title; `undefined` for a body that is not HTML. Its markup, styles and scripts say nothing
- * a user can act on, and fill the screen.
+ * What an HTML page says of itself, `<title> (an HTML page)`: its title, else its first
+ * heading, else the start of its text; `undefined` for a body that is not HTML. Its markup,
+ * styles and scripts say nothing a user can act on, and fill the screen.
  */
 export function htmlTitle(body: string): string | undefined {
   if (!HTML_START.test(body)) return undefined;
-  const raw = TITLE.exec(body)?.[1] ?? "";
-  const title = oneLine(
-    raw.replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ENTITIES[name]),
-    120,
-  );
+  const said = TITLE.exec(body)?.[1] ?? HEADING.exec(body)?.[1] ?? textOf(body);
+  const title = oneLine(textOf(said), 120);
   return title.length > 0 ? `${title} (an HTML page)` : "an HTML page";
+}
+
+// The text of some HTML: no styles or scripts, no tags, the common entities read.
+function textOf(html: string): string {
+  return html.replace(/<(style|script)\b[\s\S]*?(?:<\/\1>|$)/gi, " ").replace(/<[^>]*>?/g, " ")
+    .replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ENTITIES[name]);
 }

@@ -65,6 +65,13 @@ export { type ProviderResolution, providerSnapshot, resolveProviderFor } from ".
 export { SessionBusyError } from "./session_lock.ts";
 export { HeldDiagnostics } from "./held_diagnostics.ts";
 export {
+  type ListedRule,
+  originName,
+  type PermissionSources,
+  type RuleOrigin,
+  SessionPermissions,
+} from "./permissions.ts";
+export {
   AMBER_STATE_ENTRIES,
   type HostGate,
   type ProtectedGateOptions,

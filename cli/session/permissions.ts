@@ -170,8 +170,8 @@ export class SessionPermissions {
     await this.#loadWorkspace();
     const allows = local.entries.filter((entry) => entry.effect === "allow").length;
     return `trusted ${WORKSPACE_PERMISSIONS_FILE} as it is now (${allows} allow rule${
-      allows === 1 ? "" : "s"
-    } apply); a change to it needs trusting again`;
+      allows === 1 ? " applies" : "s apply"
+    }); a change to it needs trusting again`;
   }
 
   /**

@@ -268,31 +268,34 @@ export class SessionCommands implements CommandTarget {
     return "";
   }
 
-  // Opens a picker of the list `kind`, filled when the list is in (at once when it is fresh).
+  // Opens a picker of the list `kind`: filled at once with the list kept, if any, and again
+  // when the fetch running ends.
   #pick(kind: ListKind, title: string, header: readonly string[], pick: (value: string) => void) {
     const picker = new Picker({ id: `pick-${kind}`, title, header, onPick: pick });
     this.#app.showPanel(picker.id, picker.source());
-    const cached = this.#list(kind, true);
+    // Sessions are read again each time: one may have been saved a moment ago.
+    const cached = this.#list(kind, kind === "sessions");
     const fill = (list: PickList) => {
       picker.setItems(list.items, list.notes);
       this.#app.redraw();
     };
-    if (cached.loading === undefined && cached.list !== undefined) fill(cached.list);
-    else {
-      cached.loading?.then(fill, (error: unknown) => {
-        picker.setItems([], [error instanceof Error ? error.message : String(error)]);
-        this.#app.redraw();
-      });
-    }
+    if (cached.list !== undefined) fill(cached.list);
+    cached.loading?.then(fill, (error: unknown) => {
+      picker.setItems(
+        cached.list?.items ?? [],
+        [error instanceof Error ? error.message : String(error)],
+      );
+      this.#app.redraw();
+    });
   }
 
-  // The list `kind` as cached; a fetch starts when there is none for the session's provider and
-  // model, or it is stale, or `fresh` asks for one that is not (a picker opening shows sessions
-  // saved a second ago).
+  // The list `kind` as kept; a fetch starts when there is none for the session as it is now
+  // (its provider and model; for sessions, the one in use, which is left out), or it is stale,
+  // or `fresh` asks for one.
   #list(kind: ListKind, fresh: boolean = false): CachedList {
     const session = this.#session;
     const key = kind === "sessions"
-      ? ""
+      ? session.id ?? ""
       : JSON.stringify([session.overrides, session.provider, session.model]);
     let cached = this.#lists.get(kind);
     if (cached === undefined || cached.key !== key) {
@@ -300,7 +303,7 @@ export class SessionCommands implements CommandTarget {
       this.#lists.set(kind, cached);
     }
     const age = performance.now() - cached.at;
-    const due = cached.list === undefined || age > (fresh ? 1_000 : LIST_FRESH_MS);
+    const due = cached.list === undefined || fresh || age > LIST_FRESH_MS;
     if (cached.loading === undefined && due) {
       const entry = cached;
       entry.loading = this.#fetch(kind);

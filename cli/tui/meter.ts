@@ -33,6 +33,8 @@ export interface Meter {
   readonly started?: number;
   /** When its first delta arrived, ms. */
   readonly first?: number;
+  /** When its stream finished, ms; the step goes on (its tools run) until it ends. */
+  readonly done?: number;
   /** Characters streamed by the response in progress. */
   readonly chars?: number;
   /** The completion tokens last reported, and `chars` when they were. */
@@ -70,18 +72,57 @@ export function meterStart(_meter: Meter, now: number): Meter {
 }
 
 /**
- * The request of the call in progress was estimated at `tokens`: the prompt figure until the
- * provider says its own.
+ * A request estimated at `tokens` was sent at `now`: the response starts from nothing (a retry's
+ * too), and its prompt figure is the estimate until the provider says its own.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { EMPTY_METER, meterRequest, meterStart } from "./meter.ts";
- * assert.equal(meterRequest(meterStart(EMPTY_METER, 0), 1500).promptTokens, 1500);
+ * import { EMPTY_METER, meterDelta, meterRequest, meterStart } from "./meter.ts";
+ * const failed = meterDelta(meterStart(EMPTY_METER, 0), 40, 100);
+ * const retry = meterRequest(failed, 1500, 2000);
+ * assert.deepEqual([retry.promptTokens, retry.completionTokens, retry.started], [1500, 0, 2000]);
  * ```
  */
-export function meterRequest(meter: Meter, tokens: number): Meter {
-  return meter.started === undefined ? meter : { ...meter, promptTokens: tokens };
+export function meterRequest(meter: Meter, tokens: number, now: number): Meter {
+  if (meter.started === undefined) return meter;
+  return { ...EMPTY_METER, promptTokens: tokens, started: now, chars: 0 };
+}
+
+/**
+ * The response's stream finished at `now` (its finish reason, or an error): the figures stop
+ * being live, while the step's tools run; usage reported after it still counts.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { EMPTY_METER, meterDelta, meterFinish, meterStart, meterStreaming } from "./meter.ts";
+ * const streaming = meterDelta(meterStart(EMPTY_METER, 0), 400, 500);
+ * assert.equal(meterStreaming(streaming), true);
+ * const finished = meterFinish(meterDelta(streaming, 400, 1500), 1500);
+ * assert.equal(meterStreaming(finished), false);
+ * assert.deepEqual([finished.completionTokens, finished.tps], [200, 200]);
+ * ```
+ */
+export function meterFinish(meter: Meter, now: number): Meter {
+  if (meter.started === undefined || meter.done !== undefined) return meter;
+  const first = meter.first ?? now;
+  return { ...meter, done: now, tps: rate(meter.completionTokens, now - first) };
+}
+
+/**
+ * Whether a response is streaming now: it started, its first delta came, its stream goes on.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { EMPTY_METER, meterDelta, meterStart, meterStreaming } from "./meter.ts";
+ * assert.equal(meterStreaming(meterStart(EMPTY_METER, 0)), false);
+ * assert.equal(meterStreaming(meterDelta(meterStart(EMPTY_METER, 0), 4, 10)), true);
+ * ```
+ */
+export function meterStreaming(meter: Meter): boolean {
+  return meter.started !== undefined && meter.first !== undefined && meter.done === undefined;
 }
 
 /**
@@ -99,7 +140,7 @@ export function meterRequest(meter: Meter, tokens: number): Meter {
  * ```
  */
 export function meterDelta(meter: Meter, chars: number, now: number): Meter {
-  if (meter.started === undefined) return meter;
+  if (meter.started === undefined || meter.done !== undefined) return meter;
   const first = meter.first ?? now;
   const streamed = (meter.chars ?? 0) + chars;
   const completionTokens = estimate(meter.reported, streamed);
@@ -144,13 +185,13 @@ export function meterUsage(
     promptTokens,
     reported,
     completionTokens,
-    tps: meter.first === undefined ? 0 : rate(completionTokens, now - meter.first),
+    tps: meter.first === undefined ? 0 : rate(completionTokens, (meter.done ?? now) - meter.first),
   };
 }
 
 /**
- * The response ended at `now`, with its final usage when the provider reported one; without
- * it the estimate stands.
+ * The step ended at `now`, with the response's final usage when the provider reported one;
+ * without it the estimate stands. The rate is over the stream, not the tools that ran after.
  *
  * @example
  * ```ts
@@ -174,7 +215,7 @@ export function meterEnd(
     latencyMs: final.latencyMs,
     promptTokens: final.promptTokens,
     completionTokens: final.completionTokens,
-    tps: rate(final.completionTokens, now - first),
+    tps: rate(final.completionTokens, (final.done ?? now) - first),
   };
 }
 

@@ -116,7 +116,14 @@ export class OutputViewer implements PanelSource {
   }
 
   #status(output: ToolOutput, layout: Layout, matches: readonly number[]): string {
-    if (this.#typing) return `/${this.#query}▏ (Enter ends the search)`;
+    if (this.#typing) {
+      const found = this.#query === ""
+        ? "type what to find"
+        : matches.length === 0
+        ? "no match"
+        : `match ${this.#current + 1} of ${matches.length}`;
+      return `/${this.#query}▏ ${found} · Enter ends the search`;
+    }
     if (this.#query === "") {
       const count = layout.starts.length;
       return `${count} line${count === 1 ? "" : "s"}${

@@ -174,9 +174,12 @@ export const SESSION_HEADER: readonly string[] = [
   "first prompt",
 ];
 
-/** The saved sessions under `configDir`, newest first. */
+/**
+ * The saved sessions under `configDir`, newest first, but for `current` (the one in use: there
+ * is nothing to resume in it).
+ */
 export async function sessionList(configDir: string, current?: string): Promise<PickList> {
-  return sessionRows(await listSessions(configDir), current);
+  return sessionRows((await listSessions(configDir)).filter((s) => s.id !== current));
 }
 
 /**
@@ -195,7 +198,7 @@ export async function sessionList(configDir: string, current?: string): Promise<
  * assert.deepEqual(list.values[0], { value: "s1", help: "2026-12-01 10:20 · 3 steps · fix the tests" });
  * ```
  */
-export function sessionRows(sessions: readonly SessionSummary[], current?: string): PickList {
+export function sessionRows(sessions: readonly SessionSummary[]): PickList {
   const items: PickerItem[] = [];
   const values: ArgumentEntry[] = [];
   for (const s of sessions) {
@@ -205,7 +208,6 @@ export function sessionRows(sessions: readonly SessionSummary[], current?: strin
     items.push({
       value: s.id,
       columns: [s.id, date, String(s.steps), s.model ?? "-", cost, title],
-      current: s.id === current,
     });
     values.push({ value: s.id, help: `${date} · ${s.steps} steps · ${title}` });
   }

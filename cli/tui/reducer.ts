@@ -16,6 +16,7 @@ import {
   type Meter,
   meterDelta,
   meterEnd,
+  meterFinish,
   meterRequest,
   meterStart,
   meterUsage,
@@ -130,6 +131,10 @@ export function reduce(
         state: { ...state, meter: meterDelta(state.meter, event.delta.length, now) },
         changes: [],
       };
+    case "finish":
+    case "error":
+      // The stream is over; the step's tools may run a long while before it ends.
+      return { state: { ...state, meter: meterFinish(state.meter, now) }, changes: [] };
     case "stepEnd":
       return {
         state: { ...state, meter: meterEnd(state.meter, event.usage, now) },
@@ -143,7 +148,7 @@ export function reduce(
       return {
         state: {
           ...state,
-          meter: meterRequest(state.meter, event.tokens),
+          meter: meterRequest(state.meter, event.tokens, now),
           prompt: {
             tokens: event.tokens,
             ...(event.contextWindow === undefined ? {} : { window: event.contextWindow }),

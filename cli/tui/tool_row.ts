@@ -14,7 +14,7 @@
 import type { FileChange, ToolCall, ToolResult } from "@amber/core";
 import { truncateToCells } from "@amber/core/cells";
 import { renderChange } from "./diff_view.ts";
-import { sanitize, type Span, type StyledLine, wrapSpans } from "./lines.ts";
+import { isPrintableAscii, sanitize, type Span, type StyledLine, wrapSpans } from "./lines.ts";
 import { Styles } from "./style.ts";
 
 /** How a tool call is shown: its tool's verb and its one-line summary. */
@@ -156,7 +156,10 @@ export class ToolRow {
   /** Whether the row shows all of its output and diff. */
   expanded = false;
   #started = false;
-  #streamed = "";
+  // What the call streamed, as it came: joined only when all of it is wanted, since a row
+  // drawn on every chunk needs just the last lines.
+  #chunks: string[] = [];
+  #length = 0;
   #outcome: Outcome | undefined;
 
   /** A row for `call`, labelled `label`. */
@@ -182,9 +185,13 @@ export class ToolRow {
 
   /** Appends output the running call streamed. */
   append(chunk: string): void {
-    this.#streamed += chunk;
-    if (this.#streamed.length > 2 * STREAM_KEEP) {
-      this.#streamed = this.#streamed.slice(-STREAM_KEEP);
+    if (chunk === "") return;
+    this.#chunks.push(chunk);
+    this.#length += chunk.length;
+    if (this.#length > 2 * STREAM_KEEP) {
+      const kept = this.#streamed().slice(-STREAM_KEEP);
+      this.#chunks = [kept];
+      this.#length = kept.length;
     }
   }
 
@@ -199,7 +206,7 @@ export class ToolRow {
   /** The row's whole output, for the viewer. */
   output(): ToolOutput {
     const outcome = this.#outcome;
-    let text = this.#streamed;
+    let text = this.#streamed();
     if (outcome !== undefined) {
       const { result } = outcome;
       text = result.output !== "" ? result.output : text;
@@ -219,9 +226,7 @@ export class ToolRow {
     const outcome = this.#outcome;
     if (outcome === undefined) {
       if (!this.#started) return lines;
-      const shown = this.expanded
-        ? textLines(this.#streamed)
-        : textLines(lastLines(this.#streamed, TAIL_LINES));
+      const shown = this.expanded ? textLines(this.#streamed()) : textLines(this.#tail(TAIL_LINES));
       for (const line of shown) lines.push(...bodyLine(line, width, "  │ "));
       return lines;
     }
@@ -272,10 +277,25 @@ export class ToolRow {
     if (outcome === undefined || outcome.result.ok) return "";
     const { result } = outcome;
     if (result.output !== "") return result.output;
-    if (this.#streamed !== "") return this.#streamed;
+    if (this.#length > 0) return this.#streamed();
     const error = result.error ?? "";
     const newline = error.indexOf("\n");
     return newline < 0 ? "" : error.slice(newline + 1);
+  }
+
+  #streamed(): string {
+    if (this.#chunks.length > 1) this.#chunks = [this.#chunks.join("")];
+    return this.#chunks[0] ?? "";
+  }
+
+  // The last `count` lines streamed, from the chunks at the end alone.
+  #tail(count: number): string {
+    let text = "";
+    for (let i = this.#chunks.length - 1; i >= 0; i--) {
+      text = this.#chunks[i] + text;
+      if (newlines(text) > count) break;
+    }
+    return lastLines(text, count);
   }
 
   #head(width: number): StyledLine[] {
@@ -294,6 +314,10 @@ export class ToolRow {
 }
 
 function bodyLine(line: string, width: number, indent: string): StyledLine[] {
+  // Most output is short ASCII lines: one screen line each, without the cluster walk.
+  if (indent.length + line.length <= width && isPrintableAscii(line)) {
+    return [[{ text: indent, style: Styles.dim }, { text: line, style: Styles.dim }]];
+  }
   return wrapSpans(line === "" ? [] : [{ text: line, style: Styles.dim }], width, {
     first: [{ text: indent, style: Styles.dim }],
     rest: [{ text: " ".repeat(indent.length), style: Styles.plain }],
@@ -322,8 +346,13 @@ function sanitizeBlock(text: string): string {
   ).join("\n");
 }
 
-// The last `count` lines of `text`, found from its end: a running call's output may be long,
-// and its row is drawn again on every chunk.
+function newlines(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) count++;
+  return count;
+}
+
+// The last `count` lines of `text`, found from its end.
 function lastLines(text: string, count: number): string {
   let end = text.endsWith("\n") ? text.length - 1 : text.length;
   const stop = end;

@@ -11,7 +11,7 @@
 
 import type { SessionEvent } from "../session/mod.ts";
 import { sanitizeText } from "./lines.ts";
-import type { Meter } from "./meter.ts";
+import { type Meter, meterStreaming } from "./meter.ts";
 
 /** One tool call running. */
 interface RunningCall {
@@ -87,7 +87,7 @@ export class TurnActivity {
     if (this.#started === undefined) return { doing: "", figures: "" };
     const figures = [duration(now - this.#started)];
     // Only a response streaming now has figures that are current; a finished one's are the bar's.
-    if (meter.started !== undefined && meter.first !== undefined) {
+    if (meterStreaming(meter)) {
       figures.push(`↓${meter.completionTokens} tok`);
       if (meter.tps > 0) figures.push(`${meter.tps.toFixed(0)} tok/s`);
     }

@@ -11,6 +11,7 @@ import { ConfigFileError, loadConfigFile } from "../../cli/config_file.ts";
 import { checkConfig } from "../../cli/config_check.ts";
 import { Approvals } from "../../cli/tui/approvals.ts";
 import { Dialogs } from "../../cli/tui/dialogs.ts";
+import { SessionPermissions } from "../../cli/session/permissions.ts";
 import { openFakeSession } from "./_fake_session.ts";
 
 function results(messages: readonly Message[]): string[] {
@@ -96,7 +97,7 @@ Deno.test("a session: deny blocks under auto, ask asks under auto, allow skips t
   const { session } = fake;
   const auto = recorder();
   const first = await session.turn("go", { ask: auto.ask });
-  const [rm, echo, write] = results(first.messages);
+  const [rm, echo] = results(first.messages);
   match(rm, /'bash' is denied by the permission rule 'bash\(rm \*\)' \(config\.yaml\)/);
   match(echo, /pushed/);
   deepStrictEqual(auto.asked.map((r) => [r.call.id, r.rule]), [["b", "bash(echo *)"]]);
@@ -143,7 +144,6 @@ Deno.test("the workspace file's allow rules wait for trust; deny and ask apply a
   const file = `${workspace}/.amber/permissions.yaml`;
   await Deno.writeTextFile(file, "permissions:\n  allow: [bash]\n  deny: [bash(curl *)]\n");
   // What a session opened on this workspace would find: a fresh load.
-  const { SessionPermissions } = await import("../../cli/session/permissions.ts");
   const load = () =>
     SessionPermissions.load({ configDir: fake.configDir, workspace, config: session.host.config });
   let rules = await load();

@@ -6,7 +6,7 @@ import { deepStrictEqual, equal, match, throws } from "node:assert/strict";
 import {
   parsePermissionRule,
   parsePermissions,
-  PermissionRuleError,
+  type PermissionRuleError,
   PermissionRules,
   type PermissionsConfig,
 } from "@amber/core";

@@ -24,7 +24,7 @@ Deno.test("anthropic: error messages quote the provider with status, type and re
   );
   assert.equal(
     dialect.errorMessage(502, "<html>\n<h1>Bad Gateway</h1></html>"),
-    "502: <html> <h1>Bad Gateway</h1></html>",
+    "502: Bad Gateway (an HTML page)",
   );
   assert.equal(dialect.errorMessage(503, ""), "503: empty response body");
   assert.ok(dialect.errorMessage(500, "x".repeat(2000)).length < 520);

@@ -30,7 +30,7 @@ Deno.test("gemini: error messages quote the provider with status and status name
   );
   assert.equal(
     dialect.errorMessage(502, "<html>Bad Gateway</html>"),
-    "502: <html>Bad Gateway</html>",
+    "502: Bad Gateway (an HTML page)",
   );
   assert.equal(dialect.errorMessage(503, ""), "503: empty response body");
 });

@@ -520,10 +520,13 @@ Deno.test("openai: error messages quote the provider with status and code", () =
 
 Deno.test("openai: a body that is not an error object is shown clipped to 300 characters", () => {
   const dialect = openaiDialect();
-  const html = `<html>\n<body>${"x".repeat(1000)}</body></html>`;
-  const message = dialect.errorMessage(502, html);
-  assert.ok(message.startsWith("502: <html> <body>xxx"), message);
+  const text = `upstream said: ${"x".repeat(1000)}`;
+  const message = dialect.errorMessage(502, text);
+  assert.ok(message.startsWith("502: upstream said: xxx"), message);
   assert.equal(message.length, "502: ".length + 300 + "...".length);
+  // An HTML page (a proxy's) is reduced to what it says of itself, its markup left out.
+  const html = `<html>\n<body>${"x".repeat(1000)}</body></html>`;
+  assert.equal(dialect.errorMessage(502, html), `502: ${"x".repeat(120)}… (an HTML page)`);
   assert.equal(dialect.errorMessage(503, ""), "503: empty response body");
   assert.equal(dialect.errorMessage(404, "Not Found"), "404: Not Found");
 });

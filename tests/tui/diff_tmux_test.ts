@@ -85,6 +85,78 @@ Deno.test({
   },
 });
 
+// tmux's own server on a socket of this test, for what _tmux.ts does not read: the screen with
+// its colours (`capture-pane -e`), with amber started without NO_COLOR.
+async function tmuxColours(...args: string[]): Promise<string> {
+  const output = await new Deno.Command("tmux", {
+    args: ["-L", COLOUR_SOCKET, "-f", "/dev/null", ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
+  return new TextDecoder().decode(output.stdout);
+}
+const ESC = String.fromCharCode(0x1b);
+const SGR = `${ESC}\\[[0-9;]*m`;
+const COLOUR_SOCKET = `amber-diff-colours-${crypto.randomUUID().slice(0, 8)}`;
+const MAIN = new URL("../../cli/main.ts", import.meta.url).pathname;
+
+Deno.test({
+  name: "tmux: the approval question's diff is coloured: removed lines red, added green",
+  ignore,
+  async fn() {
+    await using w = await world(editPort);
+    const env = [
+      `AMBER_CONFIG_DIR=${w.configDir}`,
+      "OPENAI_API_KEY=sk-test-key-1234",
+      "TERM=xterm-256color",
+      `INIT_CWD=${w.workspace}`,
+    ];
+    const command = [Deno.execPath(), "run", "-A", MAIN, "--base-url", `${w.server.url}/v1`];
+    await tmuxColours(
+      "new-session",
+      "-d",
+      "-x",
+      "100",
+      "-y",
+      "30",
+      "-c",
+      w.workspace,
+      "env",
+      "-u",
+      "NO_COLOR",
+      ...env,
+      ...command,
+      "--model",
+      "fake-model",
+    );
+    try {
+      const screen = async (): Promise<string> => await tmuxColours("capture-pane", "-p", "-e");
+      const waitFor = async (pattern: RegExp): Promise<string> => {
+        const deadline = Date.now() + 20_000;
+        let text = "";
+        while (Date.now() < deadline) {
+          text = await screen();
+          if (pattern.test(text.replace(new RegExp(SGR, "g"), ""))) return text;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        throw new Error(`waited for ${pattern}; the screen was:\n${text}`);
+      };
+      await waitFor(/^›\s*$/m);
+      await tmuxColours("send-keys", "-l", "change the port");
+      await tmuxColours("send-keys", "Enter");
+      const coloured = await waitFor(/\+ port = 9090/);
+      // tmux writes each cell's colours as SGR: red (31) before the removed line, green (32)
+      // before the added one.
+      assert.match(coloured, new RegExp(`${ESC}\\[31m(${SGR})*- (${SGR})*port = 8080`));
+      assert.match(coloured, new RegExp(`${ESC}\\[32m(${SGR})*\\+ (${SGR})*port = 9090`));
+      await tmuxColours("send-keys", "n");
+    } finally {
+      await tmuxColours("kill-server").catch(() => {});
+    }
+  },
+});
+
 Deno.test({
   name: "tmux: a long write outside the workspace is cut to the screen, question and choices kept",
   ignore,

@@ -187,6 +187,14 @@ Deno.test("attachments: each mentioned file once, capped at a line with a note, 
     assert.deepEqual(none, { prompt: "no files here @missing", notes: [] });
     const total = await attachFiles("@notes.md @big.txt", root, { maxTotalBytes: 8 });
     assert.deepEqual(total.notes.map((n) => n.attached), [true, false]);
+    assert.match(total.notes[1].note, /not attached: big\.txt \(no room left/);
+    // One line longer than the file cap (minified code) is cut inside it, at a whole character.
+    await Deno.writeTextFile(`${root}/min.js`, "é".repeat(2000));
+    const min = await attachFiles("@min.js", root, { maxFileBytes: 1001 });
+    assert.deepEqual(min.notes.map((n) => n.note), [
+      "attached min.js (1 lines, cut to the first 1: 1 KiB cap)",
+    ]);
+    assert.ok(min.prompt.includes(`\n${"é".repeat(500)}\n[cut: the first 1 of 1 lines]`));
   } finally {
     await Deno.remove(root, { recursive: true });
     await Deno.remove(outside, { recursive: true });

@@ -3,6 +3,7 @@
 // once a new response starts or the conversation is forgotten.
 
 import assert from "node:assert/strict";
+import { meterStreaming } from "../../cli/tui/meter.ts";
 import { forgetConversation, INITIAL_VIEW, reduce, type ViewState } from "../../cli/tui/reducer.ts";
 import type { SessionEvent } from "../../cli/session/mod.ts";
 
@@ -29,7 +30,7 @@ Deno.test("while a response streams, its tokens and rate are live, estimated fro
     [{ type: "request", step: 0, tokens: 800 }, 1010],
     [{ type: "reasoning", delta: "a".repeat(40) }, 1300],
   ]);
-  assert.equal(state.meter.latencyMs, 300);
+  assert.equal(state.meter.latencyMs, 290, "from the request to the first delta");
   assert.equal(state.meter.completionTokens, 10);
   assert.equal(state.meter.promptTokens, 800, "the request's estimate until usage says");
   assert.equal(state.meter.tps, 0, "no rate from a single delta");
@@ -60,7 +61,7 @@ Deno.test("a new response shows none of the last one's figures until its own arr
   const done = afterOneResponse();
   assert.deepEqual(
     [done.meter.latencyMs, done.meter.completionTokens, done.meter.tps],
-    [500, 300, 150],
+    [490, 300, 150],
   );
   let state = reduce(done, { type: "stepStart", step: 1 }, 3000).state;
   assert.deepEqual(
@@ -99,4 +100,37 @@ Deno.test("a forgotten conversation (/clear, /resume) leaves no figure, even mid
     const late = reduce(forgotten, { type: "text", delta: "more" }, 3300).state;
     assert.equal(late.meter.completionTokens, 0);
   }
+});
+
+Deno.test("once the stream finishes the figures stop being live; the rate leaves out tool time", () => {
+  const finished = feed(INITIAL_VIEW, [
+    [{ type: "stepStart", step: 0 }, 0],
+    [{ type: "request", step: 0, tokens: 900 }, 0],
+    [{ type: "text", delta: "x".repeat(400) }, 100],
+    [{ type: "text", delta: "x".repeat(400) }, 1100],
+    [{ type: "finish", reason: "tool_calls" }, 1100],
+  ]);
+  assert.equal(meterStreaming(finished.meter), false);
+  // OpenAI reports usage after the finish reason; it still counts.
+  const reported = feed(finished, [
+    [{ type: "usage", promptTokens: 950, completionTokens: 180 }, 1110],
+  ]);
+  assert.deepEqual([reported.meter.completionTokens, reported.meter.tps], [180, 180]);
+  // The step's tool runs nine seconds before the step ends.
+  const ended = reduce(reported, {
+    type: "stepEnd",
+    step: 0,
+    usage: { promptTokens: 950, completionTokens: 180 },
+  }, 10_100).state;
+  assert.deepEqual([ended.meter.completionTokens, ended.meter.tps], [180, 180]);
+  // A retry's request starts the response over.
+  const retried = feed(INITIAL_VIEW, [
+    [{ type: "stepStart", step: 0 }, 0],
+    [{ type: "request", step: 0, tokens: 900 }, 0],
+    [{ type: "text", delta: "x".repeat(40) }, 100],
+    [{ type: "error", message: "overloaded", retryable: true }, 200],
+    [{ type: "request", step: 0, tokens: 900 }, 3000],
+  ]);
+  assert.deepEqual([retried.meter.completionTokens, retried.meter.latencyMs], [0, 0]);
+  assert.equal(reduce(retried, { type: "text", delta: "y" }, 3250).state.meter.latencyMs, 250);
 });

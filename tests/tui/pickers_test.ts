@@ -68,23 +68,36 @@ Deno.test("/resume opens a picker of the sessions, newest first; Tab completes a
   t.terminal.type("the second question\r");
   await t.waitFor(/second answer/);
   await t.idle();
-  const [newest, oldest] = await listSessions(t.configDir);
-  assert.match(newest.title, /second/);
   t.terminal.type("/resume\r");
-  const screen = await t.waitFor(/Sessions, newest first/);
+  await t.waitFor(/Sessions, newest first/);
+  await t.waitFor(/› \d{8}-\d{6}-\w+ .* the first question/, "the other session, not this one");
+  assert.doesNotMatch(t.terminal.text(), /the second question$/m);
+  t.terminal.type("\x1b");
+  await t.waitFor((s) => !s.includes("Sessions, newest first"), "the picker to close");
+  t.terminal.type("/clear\r");
+  await t.waitFor((s) => !s.includes("second answer"), "a cleared screen");
+  // Newest first as `amber sessions` orders them (two sessions of the same second may tie).
+  const [newest, oldest] = await listSessions(t.configDir);
+  t.terminal.type("/resume\r");
+  const screen = await t.waitFor(
+    (s) => s.includes("Sessions, newest first") && s.includes(oldest.id),
+    "the sessions listed",
+  );
   const rows = screen.split("\n");
   const first = rows.findIndex((row) => row.includes(newest.id));
   const second = rows.findIndex((row) => row.includes(oldest.id));
   assert.ok(first > 0 && second > first, screen);
+  const date = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d`;
   assert.match(
     rows[first],
-    /› .* \d{4}-\d\d-\d\d \d\d:\d\d +1 +fake-model +- +the second question/,
+    new RegExp(`› ${newest.id} +${date} +1 +fake-model +- +${newest.title}`),
   );
   t.terminal.type(DOWN);
   await t.waitFor(new RegExp(`› ${oldest.id}`));
   t.terminal.type("\r");
   await t.waitFor(new RegExp(`resumed session ${oldest.id}`));
-  assert.match(t.terminal.text(), /› the first question\n\nfirst answer/);
+  const answer = oldest.title.includes("first") ? "first answer" : "second answer";
+  assert.match(t.terminal.text(), new RegExp(`› ${oldest.title}\n\n${answer}`));
 
   t.terminal.type(`/resume ${newest.id.slice(0, 6)}`);
   await t.waitFor(new RegExp(`^ +${newest.id} +`, "m"), "the drawer offering the ids");

@@ -48,7 +48,7 @@ Deno.test("the bar shows the streaming response's live tokens and rate, never th
   ]);
   const streaming = bar(first);
   assert.match(streaming.text, /↑800 ↓100/);
-  assert.equal(streaming.latency, "400 ms");
+  assert.equal(streaming.latency, "395 ms");
   assert.equal(streaming.tps, "100 tok/s");
 
   const ended = feed(first, [[{
@@ -67,7 +67,7 @@ Deno.test("the bar shows the streaming response's live tokens and rate, never th
     [{ type: "text", delta: "y".repeat(8) }, 2100],
   ]);
   assert.match(bar(nextStreaming).text, /↑1\.7k ↓2/);
-  assert.equal(bar(nextStreaming).latency, "100 ms");
+  assert.equal(bar(nextStreaming).latency, "95 ms");
 
   // /clear: none of it.
   const cleared = bar(forgetConversation(ended));

@@ -13,6 +13,8 @@ import {
 } from "../../cli/tui/reducer.ts";
 import type { SessionEvent } from "../../cli/session/mod.ts";
 import { plainText } from "../../cli/tui/lines.ts";
+import { PanelView } from "../../cli/tui/panel_view.ts";
+import { Screen } from "../../cli/tui/screen.ts";
 import { ToolRow, toolTitle } from "../../cli/tui/tool_row.ts";
 import { toolLabel, TranscriptView } from "../../cli/tui/transcript_view.ts";
 import { openFakeSession } from "../cli/_fake_session.ts";
@@ -309,4 +311,51 @@ Deno.test("a resumed edit shows the change rebuilt from its arguments", () => {
     lines.includes("    - let x = 1;") && lines.includes("    + const x = 1;"),
     lines.join("\n"),
   );
+});
+
+Deno.test("the viewer shows a row's whole output, finds what is typed after /, and follows a running call", () => {
+  const view = new TranscriptView();
+  assert.equal(view.lastToolViewer(), undefined, "no row, no viewer");
+  view.addUser("test");
+  const call = bash("call_0", "deno test");
+  feed(view, [{ type: "toolStart", step: 0, call, verb: "running", summary: "$ deno test" }]);
+  const lines = Array.from({ length: 60 }, (_, i) => i === 41 ? "FAILED: parse" : `ok ${i}`);
+  feed(view, [{ type: "toolOutput", step: 0, call, chunk: lines.join("\n") + "\n" }]);
+  const viewer = view.lastToolViewer()!;
+  const panel = new PanelView(viewer.id, viewer);
+  const screen = new Screen(40, 12);
+  const draw = () => {
+    screen.clear();
+    panel.draw(screen);
+  };
+  const rows = () => Array.from({ length: 12 }, (_, row) => screen.rowText(row).trimEnd());
+  draw();
+  assert.equal(rows()[0].trim(), "⚙ bash $ deno test (running)");
+  assert.match(rows()[1], /^ 60 lines, still coming · \/ search/);
+  const press = (name: string, text?: string) =>
+    panel.key({ name, text, ctrl: false, alt: false, shift: false });
+  press("text", "/");
+  for (const char of "failed") press("text", char);
+  draw();
+  assert.match(rows()[1], /\/failed▏ match 1 of 1/);
+  assert.ok(rows().includes(" › FAILED: parse"), rows().join("\n"));
+  press("enter");
+  // A new row's output does not move the viewer: it stays on the row it opened.
+  feed(view, [
+    { type: "toolOutput", step: 0, call, chunk: "FAILED: lint\n" },
+    {
+      type: "toolEnd",
+      step: 0,
+      call,
+      result: { ok: false, output: "", error: "exit 1" },
+      durationMs: 9,
+    },
+    { type: "toolStart", step: 1, call: bash("call_1", "ls"), verb: "running", summary: "$ ls" },
+  ]);
+  press("text", "n");
+  draw();
+  assert.equal(rows()[0].trim(), "⚙ bash $ deno test");
+  assert.match(rows()[1], /match 2 of 2/);
+  assert.ok(rows().includes(" › FAILED: lint"), rows().join("\n"));
+  assert.equal(press("text", "q"), "close");
 });
