@@ -461,7 +461,9 @@ export class TuiApp {
     }
     const controller = new AbortController();
     // The model gets the files the prompt mentions (`@path`); the transcript, a note of each.
-    const attached = attachFiles(prompt, this.#session.host.workspace).then((sent) => {
+    const attached = attachFiles(prompt, this.#session.host.workspace, {
+      redact: (text) => this.#session.redact(text),
+    }).then((sent) => {
       for (const { note, attached } of sent.notes) {
         this.#transcript.notice(note, attached ? "dim" : "warn");
       }

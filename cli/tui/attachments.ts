@@ -3,6 +3,7 @@
  * file inside the workspace adds the file's text to the prompt the model gets, after what was
  * typed, one `<attached_file>` section per file. A file is cut past a size cap, and the section
  * says so; a binary file, or one outside the workspace, is not attached and the note says why.
+ * Keys the session knows of are redacted from a file's text, as from what tools return.
  * `@server:uri` words that name no file are left to the MCP attachment hook.
  *
  * @module
@@ -34,6 +35,8 @@ export interface AttachOptions {
   readonly maxFileBytes?: number;
   /** At most this many bytes of all files together (256 KiB by default). */
   readonly maxTotalBytes?: number;
+  /** Applied to each file's text before it goes into the prompt (the session's key redaction). */
+  readonly redact?: (text: string) => string;
 }
 
 // `@` at the start or after a blank, the path running to the next blank, less a final `.`,
@@ -140,10 +143,11 @@ export async function attachFiles(
     const kept = countLines(text);
     const shown = rel.split(SEPARATOR).join("/");
     const note = cut
-      ? `attached ${shown} (${lines} lines, cut to the first ${kept}: ${kib(cap)} cap)`
-      : `attached ${shown} (${lines} ${lines === 1 ? "line" : "lines"})`;
-    const body = text.endsWith("\n") || text === "" ? text : `${text}\n`;
-    const tail = cut ? `[cut: the first ${kept} of ${lines} lines]\n` : "";
+      ? `attached ${shown} (${plural(lines, "line")}, cut to the first ${kept}: ${kib(cap)} cap)`
+      : `attached ${shown} (${plural(lines, "line")})`;
+    const clean = options.redact?.(text) ?? text;
+    const body = clean.endsWith("\n") || clean === "" ? clean : `${clean}\n`;
+    const tail = cut ? `[cut: the first ${kept} of ${plural(lines, "line")}]\n` : "";
     sections.push(`<attached_file path="${shown}">\n${body}${tail}</attached_file>`);
     notes.push({ path, note, attached: true });
   }
@@ -164,6 +168,58 @@ function countLines(text: string): number {
   return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
 }
 
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
 function kib(bytes: number): string {
   return `${Math.round(bytes / 1024)} KiB`;
+}
+
+/** A user message split into the prompt as typed and notes of the files attached to it. */
+export interface TypedPrompt {
+  /** The prompt as typed. */
+  readonly prompt: string;
+  /** `attached notes.md (2 lines)` per attached file, as the transcript said when it was sent. */
+  readonly notes: readonly string[];
+}
+
+// The sections `attachFiles` appends, all of them up to the end of the message.
+const SECTIONS = /^(?:\n\n<attached_file path="[^"\n]*">\n[\s\S]*?<\/attached_file>)+$/;
+const SECTION = /<attached_file path="([^"\n]*)">\n([\s\S]*?)<\/attached_file>/g;
+
+/**
+ * A user message as {@linkcode attachFiles} made it, split back into the prompt as typed and a
+ * note per attached file: what a transcript shows when it replays a session. A message without
+ * attachments is its own prompt, with no notes.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { attachFiles, typedPrompt } from "./attachments.ts";
+ * const root = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${root}/notes.md`, "one\ntwo\n");
+ * const sent = await attachFiles("summarise @notes.md", root);
+ * assert.deepEqual(typedPrompt(sent.prompt), {
+ *   prompt: "summarise @notes.md",
+ *   notes: ["attached notes.md (2 lines)"],
+ * });
+ * assert.deepEqual(typedPrompt("just text"), { prompt: "just text", notes: [] });
+ * await Deno.remove(root, { recursive: true });
+ * ```
+ */
+export function typedPrompt(content: string): TypedPrompt {
+  const marker = '\n\n<attached_file path="';
+  for (let at = content.indexOf(marker); at >= 0; at = content.indexOf(marker, at + 1)) {
+    const rest = content.slice(at);
+    if (!SECTIONS.test(rest)) continue;
+    const notes = [...rest.matchAll(SECTION)].map(([, path, body]) => {
+      const cut = /\[cut: the first (\d+) of (\d+) lines?\]\n$/.exec(body);
+      return cut === null
+        ? `attached ${path} (${plural(countLines(body), "line")})`
+        : `attached ${path} (${plural(Number(cut[2]), "line")}, cut to the first ${cut[1]})`;
+    });
+    return { prompt: content.slice(0, at), notes };
+  }
+  return { prompt: content, notes: [] };
 }

@@ -66,9 +66,30 @@ export function fuzzyMatch(query: string, path: string): FuzzyHit | undefined {
   return undefined;
 }
 
+// Per list of paths (the file index hands out one array per build): the paths and their file
+// names lower-cased, and the last ranking asked for. The drawer asks again at every frame while an
+// `@` word is typed, and lower-casing twenty thousand paths each time would show.
+interface Prepared {
+  readonly lower: readonly string[];
+  readonly names: readonly string[];
+  last?: { readonly query: string; readonly limit: number; readonly result: string[] };
+}
+
+const prepared = new WeakMap<readonly string[], Prepared>();
+
+function prepare(paths: readonly string[]): Prepared {
+  let found = prepared.get(paths);
+  if (found === undefined) {
+    const lower = paths.map((path) => path.toLowerCase());
+    found = { lower, names: lower.map((path) => path.slice(path.lastIndexOf("/") + 1)) };
+    prepared.set(paths, found);
+  }
+  return found;
+}
+
 /**
  * The paths matching `query`, best first (by tier, then shorter paths, then alphabetically), at
- * most `limit` of them.
+ * most `limit` of them. Asked again with the same array and query, it answers from memory.
  *
  * @example
  * ```ts
@@ -84,13 +105,44 @@ export function fuzzyMatch(query: string, path: string): FuzzyHit | undefined {
  * ```
  */
 export function fuzzyRank(paths: readonly string[], query: string, limit: number = 50): string[] {
-  const hits: FuzzyHit[] = [];
-  for (const path of paths) {
-    const hit = fuzzyMatch(query, path);
-    if (hit !== undefined) hits.push(hit);
+  const ready = prepare(paths);
+  const last = ready.last;
+  if (last !== undefined && last.query === query && last.limit === limit) return last.result;
+  const q = query.toLowerCase();
+  const tiers: number[][] = [[], [], [], []];
+  for (let i = 0; i < paths.length; i++) {
+    const full = ready.lower[i];
+    const name = ready.names[i];
+    let tier: number;
+    if (q === "") tier = 2;
+    else if (name.includes(q)) tier = 0;
+    else if (isSubsequence(q, name)) tier = 1;
+    else if (full.includes(q)) tier = 2;
+    else if (isSubsequence(q, full)) tier = 3;
+    else continue;
+    tiers[tier].push(i);
   }
-  hits.sort((a, b) =>
-    a.tier - b.tier || a.path.length - b.path.length || (a.path < b.path ? -1 : 1)
-  );
-  return hits.slice(0, limit).map((hit) => hit.path);
+  const result: string[] = [];
+  for (const tier of tiers) {
+    if (result.length >= limit) break;
+    for (const i of shortest(tier, paths, limit - result.length)) result.push(paths[i]);
+  }
+  ready.last = { query, limit, result };
+  return result;
+}
+
+// The `count` shortest of `indices` (then alphabetically), in order. Only the paths no longer
+// than the count-th shortest are sorted: a bare `@` in a big tree matches every path.
+function shortest(indices: readonly number[], paths: readonly string[], count: number): number[] {
+  let kept = indices;
+  if (indices.length > count) {
+    const byLength: number[] = [];
+    for (const i of indices) byLength[paths[i].length] = (byLength[paths[i].length] ?? 0) + 1;
+    let cut = 0;
+    for (let seen = 0; cut < byLength.length && seen < count; cut++) seen += byLength[cut] ?? 0;
+    kept = indices.filter((i) => paths[i].length < cut);
+  }
+  return [...kept].sort((a, b) =>
+    paths[a].length - paths[b].length || (paths[a] < paths[b] ? -1 : 1)
+  ).slice(0, count);
 }

@@ -233,13 +233,15 @@ export class ToolRow {
     const { result, ms, change } = outcome;
     const took = ms === undefined || !this.#started ? "" : `  (${formatDuration(ms)})`;
     if (result.ok) {
-      const all = textLines(result.output);
+      // The first line with something on it leads, as the call's answer in brief.
+      const all = textLines(result.output.trimEnd());
+      while (all.length > 0 && all[0].trim() === "") all.shift();
       const rest = all.length - 1;
       const more = rest > 0 && !this.expanded && change === undefined ? `  … +${rest} lines` : "";
       const room = Math.max(1, width - 4 - more.length - took.length);
       lines.push([
         { text: "  ✓ ", style: Styles.good },
-        { text: truncateToCells(all[0] ?? "done", room), style: Styles.dim },
+        { text: truncateToCells(all[0]?.trim() || "done", room), style: Styles.dim },
         { text: more + took, style: Styles.dim },
       ]);
       if (change !== undefined) {

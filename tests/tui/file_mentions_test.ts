@@ -4,7 +4,7 @@
 // On submit, each `@path` naming a workspace file puts the file into the prompt, capped.
 
 import assert from "node:assert/strict";
-import { attachFiles, fileMentions } from "../../cli/tui/attachments.ts";
+import { attachFiles, fileMentions, typedPrompt } from "../../cli/tui/attachments.ts";
 import { Drawer, editKey } from "../../cli/tui/drawer.ts";
 import { FileIndex, listWorkspaceFiles } from "../../cli/tui/file_index.ts";
 import { fuzzyRank } from "../../cli/tui/fuzzy.ts";
@@ -183,6 +183,15 @@ Deno.test("attachments: each mentioned file once, capped at a line with a note, 
       "not attached: image.png is a binary file",
       `not attached: ../${outside.split("/").at(-1)}/x.txt is outside the workspace`,
     ]);
+    // Replayed (`--resume`), the message splits back into what was typed and the notes.
+    assert.deepEqual(typedPrompt(prompt), {
+      prompt: typed,
+      notes: ["attached notes.md (2 lines)", "attached big.txt (1000 lines, cut to the first 126)"],
+    });
+    const redacted = await attachFiles("@notes.md", root, {
+      redact: (text) => text.replaceAll("beta", "[redacted]"),
+    });
+    assert.ok(redacted.prompt.includes("alpha\n[redacted]\n</attached_file>"));
     const none = await attachFiles("no files here @missing", root);
     assert.deepEqual(none, { prompt: "no files here @missing", notes: [] });
     const total = await attachFiles("@notes.md @big.txt", root, { maxTotalBytes: 8 });
@@ -192,9 +201,9 @@ Deno.test("attachments: each mentioned file once, capped at a line with a note, 
     await Deno.writeTextFile(`${root}/min.js`, "é".repeat(2000));
     const min = await attachFiles("@min.js", root, { maxFileBytes: 1001 });
     assert.deepEqual(min.notes.map((n) => n.note), [
-      "attached min.js (1 lines, cut to the first 1: 1 KiB cap)",
+      "attached min.js (1 line, cut to the first 1: 1 KiB cap)",
     ]);
-    assert.ok(min.prompt.includes(`\n${"é".repeat(500)}\n[cut: the first 1 of 1 lines]`));
+    assert.ok(min.prompt.includes(`\n${"é".repeat(500)}\n[cut: the first 1 of 1 line]`));
   } finally {
     await Deno.remove(root, { recursive: true });
     await Deno.remove(outside, { recursive: true });

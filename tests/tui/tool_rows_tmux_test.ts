@@ -31,7 +31,7 @@ function assertRowsInPlace(screen: string): void {
   };
   const order = [
     at(/› read the notes/),
-    at(/⚙ read notes\.txt\n {2}✓ +1 +hello from the notes/),
+    at(/⚙ read notes\.txt\n {2}✓ 1 +hello from the notes/),
     at(/The notes say hello\./),
     at(/› now print the lines/),
     at(/⚙ bash \$ for i in 1 2 3 4 5 6; do echo line-\$i; done\n {2}✓ line-1 {2}… \+\d+ lines/),
