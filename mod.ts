@@ -10,7 +10,8 @@
  * const runtime = new PluginRuntime({ registries: createRegistries() });
  * for (const plugin of makeBundledPlugins()) runtime.register(plugin);
  * await runtime.start();
- * assert.equal(runtime.state("hello").status, "active");
+ * assert.equal(runtime.state("tool_read").status, "active");
+ * assert.equal(runtime.state("hello").status, "disabled", "the worked example is off by default");
  * await runtime.stop();
  * ```
  *

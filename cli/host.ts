@@ -166,7 +166,7 @@ export interface Host {
  * import { openHost } from "@amber/cli";
  * const configDir = await Deno.makeTempDir();
  * const host = await openHost({ configDir, workspace: configDir });
- * assert.equal(host.runtime.state("hello").status, "active");
+ * assert.equal(host.runtime.state("tool_read").status, "active");
  * assert.equal(host.coreServices.workspace.root, configDir);
  * await host.close();
  * ```

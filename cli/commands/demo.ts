@@ -11,12 +11,12 @@
  * @module
  */
 
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import { openHost } from "../host.ts";
 import { AgentSession, describeEnd } from "../session/mod.ts";
-import { DEMO_FILES, DEMO_KEY } from "./demo_script.ts";
+import { DEMO_KEY, makeDemoPlace } from "./demo_script.ts";
 import { runPrinter } from "./run_printer.ts";
 
 /** `amber demo`. */
@@ -30,42 +30,6 @@ export const demoCommand: CliCommand = {
 };
 
 const PROMPT = "The greeting in this project has a typo. Fix it and tell me what you changed.";
-
-/** The demo's scratch directory: the workspace and the config directory, kept afterwards. */
-export interface DemoPlace {
-  /** Holds both. */
-  readonly root: string;
-  /** The workspace, with {@linkcode DEMO_FILES} in it. */
-  readonly workspace: string;
-  /** amber's config directory for the demo (its sessions, its plugin states). */
-  readonly configDir: string;
-}
-
-/**
- * Makes a new temporary directory with the demo's workspace (its files written) and an empty
- * config directory.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { makeDemoPlace } from "./demo.ts";
- * const place = await makeDemoPlace();
- * assert.match(await Deno.readTextFile(`${place.workspace}/src/greet.ts`), /Helo, /);
- * await Deno.remove(place.root, { recursive: true });
- * ```
- */
-export async function makeDemoPlace(): Promise<DemoPlace> {
-  const root = await Deno.makeTempDir({ prefix: "amber-demo-" });
-  const workspace = join(root, "workspace");
-  const configDir = join(root, "config");
-  await Deno.mkdir(configDir, { recursive: true });
-  for (const [path, text] of Object.entries(DEMO_FILES)) {
-    const file = join(workspace, path);
-    await Deno.mkdir(dirname(file), { recursive: true });
-    await Deno.writeTextFile(file, text);
-  }
-  return { root, workspace, configDir };
-}
 
 async function demo(context: CommandContext): Promise<number> {
   if (context.words.length > 0) throw new UsageError("demo takes no arguments");

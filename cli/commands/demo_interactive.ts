@@ -12,8 +12,7 @@ import type { CommandContext } from "../command.ts";
 import { openHost } from "../host.ts";
 import { DenoTerminal, type Terminal } from "../tui/terminal.ts";
 import { buildTui, runInTerminal, type Tui } from "./tui.ts";
-import { makeDemoPlace } from "./demo.ts";
-import { DEMO_KEY, demoGreeting, DemoScript } from "./demo_script.ts";
+import { DEMO_KEY, demoGreeting, DemoScript, makeDemoPlace } from "./demo_script.ts";
 
 /** The model the demo's fake provider says it is. */
 export const DEMO_MODEL = "amber-demo";

@@ -1,10 +1,10 @@
 /**
- * What `amber demo --interactive` plays: a small project with a typo in it, and the scripted
- * model's answers to each prompt the user sends, whatever it says. Each prompt gets the next
- * scripted turn: a plan on the todo list and a look around; an edit (its diff shown after) and
- * one outside the workspace that asks for approval with its diff; a command whose output
- * streams, the hello plugin's tool and an answer; every prompt after that gets the closing
- * answer.
+ * What `amber demo` plays on: a small project with a typo in it, made in a scratch directory
+ * kept for the user. And what `amber demo --interactive` plays: the scripted model's answers to
+ * each prompt the user sends, whatever it says. Each prompt gets the next scripted turn: a plan
+ * on the todo list and a look around; an edit (its diff shown after) and one outside the
+ * workspace that asks for approval with its diff; a command whose output streams, the hello
+ * plugin's tool and an answer; every prompt after that gets the closing answer.
  *
  * The answers are handed to the fake provider one request at a time, as the session reports
  * the request going out, so a turn that is cancelled or denied halfway never shifts the rest
@@ -13,6 +13,7 @@
  * @module
  */
 
+import { dirname, join } from "node:path";
 import type { ScriptedTurn } from "@amber/providers/testing";
 import type { SessionEvent } from "../session/mod.ts";
 
@@ -35,6 +36,42 @@ export const DEMO_FILES: Readonly<Record<string, string>> = {
   "AGENTS.md": "Keep changes minimal.\n",
   "../notes/CHANGELOG.md": "# Changelog\n\n- 0.1.0: first version\n",
 };
+
+/** The demo's scratch directory: the workspace and the config directory, kept afterwards. */
+export interface DemoPlace {
+  /** Holds both. */
+  readonly root: string;
+  /** The workspace, with {@linkcode DEMO_FILES} in it. */
+  readonly workspace: string;
+  /** amber's config directory for the demo (its sessions, its plugin states). */
+  readonly configDir: string;
+}
+
+/**
+ * Makes a new temporary directory with the demo's workspace (its files written) and an empty
+ * config directory.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { makeDemoPlace } from "./demo_script.ts";
+ * const place = await makeDemoPlace();
+ * assert.match(await Deno.readTextFile(`${place.workspace}/src/greet.ts`), /Helo, /);
+ * await Deno.remove(place.root, { recursive: true });
+ * ```
+ */
+export async function makeDemoPlace(): Promise<DemoPlace> {
+  const root = await Deno.makeTempDir({ prefix: "amber-demo-" });
+  const workspace = join(root, "workspace");
+  const configDir = join(root, "config");
+  await Deno.mkdir(configDir, { recursive: true });
+  for (const [path, text] of Object.entries(DEMO_FILES)) {
+    const file = join(workspace, path);
+    await Deno.mkdir(dirname(file), { recursive: true });
+    await Deno.writeTextFile(file, text);
+  }
+  return { root, workspace, configDir };
+}
 
 /**
  * What the greeting of the interactive demo suggests trying, one line each. The one list of

@@ -112,7 +112,7 @@ export class FrameComposer {
     }
     let bottom = height - 1;
     screen.writeLine(bottom, 0, parts.status(width));
-    const dialog = parts.dialogs.layout(width);
+    const dialog = parts.dialogs.layout(width, height);
     let cursor: { row: number; col: number } | undefined;
     const maxInput = Math.max(1, Math.floor(height / 3));
     let lines: StyledLine[];
