@@ -172,7 +172,7 @@ export const COMMANDS: readonly CommandEntry[] = [
 const GLOBAL_OPTIONS = ["config-dir", "workspace", "effort", ...PROVIDER_OPTIONS];
 const GLOBAL_FLAGS = ["version", "help"];
 // The interactive session's own, with no command word.
-const SESSION_OPTIONS = ["approve", "resume"];
+const SESSION_OPTIONS = ["approve", "max-steps", "resume"];
 
 // The help is the one place that needs every command's module.
 async function usage(): Promise<string> {
@@ -274,9 +274,15 @@ export async function main(
   let host: Promise<Host> | undefined;
   try {
     // Which command it is decides which options there are, and so how the line splits.
-    const first = commandWord(args, GLOBAL_OPTIONS);
+    const first = commandWord(args, [
+      ...GLOBAL_OPTIONS,
+      ...SESSION_OPTIONS,
+      ...COMMANDS.flatMap((c) => c.options ?? []),
+    ]);
     const named = COMMANDS.find((c) => c.name === first);
     if (first !== undefined && first !== "help" && named === undefined) {
+      // `amber --max-step 3`: the mistyped option, not its value, is what to point at.
+      parseFor(args.slice(0, args.indexOf(first)), undefined);
       throw new UsageError(
         `unknown command '${first}'${didYouMean(first, COMMANDS.map((c) => c.name))}; ` +
           `commands: ${COMMANDS.map((c) => c.name).join(", ")}`,

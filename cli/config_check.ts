@@ -120,13 +120,15 @@ export async function checkConfig(
   return { problems, active, plugins: plugins.length };
 }
 
-// What a session would make of `provider:` and `baseUrl:`, said where the file says it.
+// What a session would make of `provider:` and `baseUrl:`, said where the file says it. A file
+// that names neither leaves the choice to the command line: nothing of it to check here.
 function checkProvider(
   config: AmberConfig,
   registries: Registries,
   runtime: PluginRuntime,
   locate: (keys: readonly string[]) => string,
 ): string | undefined {
+  if (config.provider === undefined && config.baseUrl === undefined) return undefined;
   try {
     resolveProvider({ config, registries, runtime }, {}, () => undefined);
     return undefined;

@@ -5,15 +5,19 @@
  */
 
 import type { AllowanceWindow } from "@amber/core";
+import { ProviderClient } from "@amber/providers/client";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import type { Host } from "../host.ts";
 import { describeState } from "../plugin_console.ts";
 import { accountSettings, type ResolvedProvider } from "../provider_settings.ts";
+import { explainRejectedKey, keySourceOf, RejectedKeyError } from "../rejected_key.ts";
 import { resolveProviderFor } from "../session/provider.ts";
 import { table } from "../text_table.ts";
 
 const PROVIDER_OPTIONS = ["provider", "model", "base-url"];
+// How long `amber wallet` waits to learn whether an unreadable balance means a refused key.
+const REFUSAL_PROBE_MS = 5_000;
 
 /** `amber providers`. */
 export const providersCommand: CliCommand = {
@@ -106,9 +110,10 @@ async function wallet(context: CommandContext): Promise<number> {
   const request = accountSettings(resolved);
   const { wallet: wallets, allowance } = host.registries;
   await Promise.all([wallets.refresh(request), allowance.refresh(request)]);
+  const balance = wallets.readout(request);
   const lines = [
     `provider: ${request.provider} (${request.baseUrl})`,
-    `balance: ${wallets.readout(request)}`,
+    `balance: ${balance}`,
   ];
   const snapshot = allowance.snapshot(request);
   if (snapshot?.plan) lines.push(`plan: ${snapshot.plan}`);
@@ -124,8 +129,27 @@ async function wallet(context: CommandContext): Promise<number> {
   io.out(lines.join("\n"));
   if (!resolved.keySet && resolved.preset.requiresKey && resolved.keyEnv !== undefined) {
     io.err(`amber: ${resolved.keyEnv} is not set, so there is no account to read`);
+  } else if (balance === "-" && wallets.entries().some((e) => e.id === request.provider)) {
+    const refused = await refusedKey(resolved);
+    if (refused !== undefined) io.err(`amber: ${refused}`);
   }
   return 0;
+}
+
+// A wallet that could not be read says nothing of why. One listing request tells a refused key
+// (the usual cause) from the rest, so the user learns which variable to fix.
+async function refusedKey(resolved: ResolvedProvider): Promise<string | undefined> {
+  const client = new ProviderClient(resolved.flavor.dialect(), resolved.settings, {
+    timeoutMs: REFUSAL_PROBE_MS,
+    retry: { maxAttempts: 1 },
+  });
+  try {
+    await client.models();
+    return undefined;
+  } catch (error) {
+    const explained = explainRejectedKey(error, keySourceOf(resolved));
+    return explained instanceof RejectedKeyError ? explained.message : undefined;
+  }
 }
 
 function describeWindow(window: AllowanceWindow, unit: string | undefined): string {

@@ -79,6 +79,10 @@ Deno.test("mistyped commands, options and plugin ids get a guess", async () => {
   // Only run's own options and those every command takes: not another command's.
   match(option.err, /run takes --approve <value>, --max-steps <value>, .*--json;/);
   doesNotMatch(option.err, /--cascade|--url|--header|--scope|--width/);
+  // Without a command, the mistyped option is named, not the value after it.
+  const bare = await runAmber(tmp.dir, ["--max-step", "3"]);
+  strictEqual(bare.code, 2);
+  match(bare.err, /unknown option '--max-step' for the interactive session; did you mean/);
   const plugin = await runAmber(tmp.dir, ["plugins", "info", "tool_bsh"]);
   strictEqual(plugin.code, 2);
   match(
@@ -103,7 +107,7 @@ Deno.test("run --help lists run's options only", async () => {
   deepStrictEqual((await runAmber(tmp.dir, ["help", "run"])).out, help.out);
 });
 
-Deno.test("a 401 names the key variable to fix, in run and in models", async () => {
+Deno.test("a 401 names the key variable to fix, in run, models and wallet", async () => {
   await using tmp = await tempDir();
   await using server = serve(() =>
     Response.json({
@@ -126,6 +130,15 @@ Deno.test("a 401 names the key variable to fix, in run and in models", async () 
     models.err,
     /^amber: ANTHROPIC_API_KEY is rejected by anthropic \(401\): set it to a valid key/,
   );
+  // A balance that cannot be read for a refused key says so too.
+  const wallet = await runAmber(
+    tmp.dir,
+    ["wallet", "--provider", "deepseek", "--base-url", server.url],
+    { env: { DEEPSEEK_API_KEY: "sk-ds-wrong-1234" } },
+  );
+  strictEqual(wallet.code, 0, wallet.err);
+  match(wallet.out, /^balance: -$/m);
+  match(wallet.err, /^amber: DEEPSEEK_API_KEY is rejected by deepseek \(401\): set it to a valid/);
 });
 
 Deno.test("an HTML error page is reduced to its status and title", async () => {
