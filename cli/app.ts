@@ -226,6 +226,14 @@ function parseFor(args: readonly string[], entry: CommandEntry | undefined): Par
   }
 }
 
+// A word that names no command: the closest that does, and the commands there are.
+function noCommand(what: string, word: string): UsageError {
+  const names = COMMANDS.map((c) => c.name);
+  return new UsageError(
+    `${what} '${word}'${didYouMean(word, names)}; commands: ${names.join(", ")}`,
+  );
+}
+
 // A workspace that is not there is a typo, not a place to create files in.
 async function checkWorkspace(dir: string): Promise<void> {
   let info: Deno.FileInfo;
@@ -283,10 +291,7 @@ export async function main(
     if (first !== undefined && first !== "help" && named === undefined) {
       // `amber --max-step 3`: the mistyped option, not its value, is what to point at.
       parseFor(args.slice(0, args.indexOf(first)), undefined);
-      throw new UsageError(
-        `unknown command '${first}'${didYouMean(first, COMMANDS.map((c) => c.name))}; ` +
-          `commands: ${COMMANDS.map((c) => c.name).join(", ")}`,
-      );
+      throw noCommand("unknown command", first);
     }
     const parsed = parseFor(args, named);
     if (parsed.switches.has("version")) {
@@ -296,12 +301,7 @@ export async function main(
     const [name, ...words] = parsed.words;
     if (name === "help" && words.length > 0) {
       const about = COMMANDS.find((c) => c.name === words[0]);
-      if (about === undefined) {
-        throw new UsageError(
-          `no command '${words[0]}'${didYouMean(words[0], COMMANDS.map((c) => c.name))}; ` +
-            `commands: ${COMMANDS.map((c) => c.name).join(", ")}`,
-        );
-      }
+      if (about === undefined) throw noCommand("no command", words[0]);
       io.out(await commandUsage(about));
       return 0;
     }

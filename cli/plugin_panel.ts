@@ -144,8 +144,9 @@ function panelLines(runtime: PluginRuntime, state: PanelState, width: number): s
 
 /**
  * What the console says of the selected plugin: its name, version and state, its contributions
- * counted, what it requires and the (switched on) plugins that require it, when there are any; then a line per kind of
- * contribution with the ids it installed (tool names, command roots, panel ids...).
+ * counted, what it requires and the (switched on) plugins that require it, when there are any;
+ * then a line per kind of contribution with the ids it installed (tool names, command roots,
+ * panel ids...).
  *
  * @example
  * ```ts

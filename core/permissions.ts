@@ -9,9 +9,11 @@
  * - `bash` and `process_start`: the `command` argument, a glob where `*` is any text. The line
  *   is cut into its simple commands (at `;`, `&&`, `||`, `|`, `&`, outside quotes); an allow
  *   rule covers the line only when every command is allowed (by this rule or another) and the
- *   line neither substitutes commands (`$(...)`, backticks) nor redirects into a file; a deny or
- *   ask rule applies when any one command, or the whole line, matches. A pattern ending in ` *`
- *   also matches the bare command: `bash(npm test *)` matches `npm test` and `npm test -- x`.
+ *   line neither substitutes commands (`$(...)`, backticks), nor has a here-document, nor
+ *   redirects into a file; a deny or ask rule applies when any one command, or the whole line,
+ *   matches, also each command read without the assignments, grouping and wrappers before it
+ *   (`X=1 sudo /bin/rm x` as `rm x`). A pattern ending in ` *` also matches the bare command:
+ *   `bash(npm test *)` matches `npm test` and `npm test -- x`.
  * - `read`, `write`, `edit` and `search`: the `path` argument (`.` when there is none), as a
  *   path glob: `*` and `?` stay within one directory, `**` spans any depth. The pattern is
  *   relative to the workspace unless it starts with `/` or `~/`; a relative pattern that leaves
@@ -29,7 +31,7 @@
  */
 
 import { posix } from "node:path";
-import { splitCommandLine } from "./_command_line.ts";
+import { bareCommand, splitCommandLine } from "./_command_line.ts";
 import type { PermissionsConfig } from "./config.ts";
 
 /** What a rule does to the calls it matches. */
@@ -303,7 +305,8 @@ export class PermissionRules {
     const command = stringArg(call.args, "command") ?? "";
     const line = splitCommandLine(command);
     const whole = command.trim().replace(/\s+/g, " ");
-    const parts = line.commands.includes(whole) ? line.commands : [whole, ...line.commands];
+    // Deny and ask rules also see each command without what leads it (`X=1 sudo rm` as `rm`).
+    const parts = [...new Set([whole, ...line.commands, ...line.commands.map(bareCommand)])];
     for (const effect of ["deny", "ask"] as const) {
       const hit = this.#compiled.find((rule) =>
         rule.entry.effect === effect && parts.some((part) => rule.matches(call, part))

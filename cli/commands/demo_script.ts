@@ -108,23 +108,22 @@ export function demoGreeting(workspace: string): string {
   ].join("\n");
 }
 
+type PlanStatus = "pending" | "in_progress" | "completed";
+
+// The demo's plan as `todowrite` sends it, its three items at these statuses.
+function plan(find: PlanStatus, fix: PlanStatus, check: PlanStatus) {
+  const items = { "Find the greeting": find, "Fix the typo": fix, "Check the result": check };
+  const todos = Object.entries(items).map(([content, status]) => ({ content, status }));
+  return { id: "call_plan", name: "todowrite", arguments: { todos } };
+}
+
 /** The scripted model's answers: one list of replies (one per model call) for each prompt. */
 export const DEMO_TURNS: readonly (readonly ScriptedTurn[])[] = [
   [
     {
       text: "I'll plan this first, then look at the project.",
       toolCalls: [
-        {
-          id: "call_plan",
-          name: "todowrite",
-          arguments: {
-            todos: [
-              { content: "Find the greeting", status: "in_progress" },
-              { content: "Fix the typo", status: "pending" },
-              { content: "Check the result", status: "pending" },
-            ],
-          },
-        },
+        plan("in_progress", "pending", "pending"),
         { id: "call_read", name: "read", arguments: { path: "README.md" } },
       ],
       usage: { promptTokens: 1412, completionTokens: 96 },
@@ -143,17 +142,7 @@ export const DEMO_TURNS: readonly (readonly ScriptedTurn[])[] = [
   [
     {
       toolCalls: [
-        {
-          id: "call_plan",
-          name: "todowrite",
-          arguments: {
-            todos: [
-              { content: "Find the greeting", status: "completed" },
-              { content: "Fix the typo", status: "in_progress" },
-              { content: "Check the result", status: "pending" },
-            ],
-          },
-        },
+        plan("completed", "in_progress", "pending"),
         {
           id: "call_edit",
           name: "edit",
@@ -196,17 +185,7 @@ export const DEMO_TURNS: readonly (readonly ScriptedTurn[])[] = [
     },
     {
       toolCalls: [
-        {
-          id: "call_plan",
-          name: "todowrite",
-          arguments: {
-            todos: [
-              { content: "Find the greeting", status: "completed" },
-              { content: "Fix the typo", status: "completed" },
-              { content: "Check the result", status: "completed" },
-            ],
-          },
-        },
+        plan("completed", "completed", "completed"),
         { id: "call_greet", name: "greet", arguments: { name: "you" } },
       ],
       usage: { promptTokens: 2350, completionTokens: 45 },

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { withDeadline } from "@amber/core";
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
 import type { Host } from "../host.ts";
@@ -38,16 +39,9 @@ async function refreshAccount(host: Host, overrides: ProviderOverrides): Promise
   if (!resolution.ok) return;
   const request = accountSettings(resolution.resolved);
   const { wallet, allowance } = host.registries;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<void>((resolve) => timer = setTimeout(resolve, ACCOUNT_WAIT_MS));
-  try {
-    await Promise.race([
-      Promise.allSettled([wallet.refresh(request), allowance.refresh(request)]),
-      deadline,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const both = () => Promise.allSettled([wallet.refresh(request), allowance.refresh(request)]);
+  // Settled, both: only the deadline can reject.
+  await withDeadline(both, ACCOUNT_WAIT_MS, "the account").catch(() => {});
 }
 
 /** `amber panel`. */

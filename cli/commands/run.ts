@@ -11,7 +11,13 @@
  * @module
  */
 
-import { type ApprovalPolicy, type CommandOutcome, walkCommandTree } from "@amber/core";
+import {
+  type ApprovalPolicy,
+  type CommandOutcome,
+  DeadlineError,
+  walkCommandTree,
+  withDeadline,
+} from "@amber/core";
 import type { ApprovalAnswer } from "@amber/core/kernel";
 import { intOption, type ParsedArgs, UsageError } from "../args.ts";
 import type { CliCommand, CommandContext, Io } from "../command.ts";
@@ -198,12 +204,10 @@ async function run(context: CommandContext): Promise<number> {
       // The bar shows the wallet after the turn's spending, worth a short wait; not after a
       // cancel or a signal, when the user asked to get out (the bar then shows the last known).
       if (!controller.signal.aborted) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([
-          host.registries.wallet.refresh(account),
-          new Promise((resolve) => timer = setTimeout(resolve, WALLET_WAIT_MS)),
-        ]);
-        clearTimeout(timer);
+        await withDeadline(() => host.registries.wallet.refresh(account), WALLET_WAIT_MS, "wallet")
+          .catch((error) => {
+            if (!(error instanceof DeadlineError)) throw error;
+          });
       }
       const bar = host.registries.status.compose(context.width, {
         ...session.snapshot(),

@@ -22,6 +22,7 @@ import {
 } from "@amber/core";
 import {
   editPermissionsFile,
+  PermissionsFileError,
   PermissionTrust,
   readPermissionsText,
   readWorkspacePermissions,
@@ -150,10 +151,22 @@ export class SessionPermissions {
 
   /**
    * Saves `rule` as an allow rule of the workspace file (created when missing) and trusts the
-   * file as written: the user made this rule through amber.
+   * file as written: the user made this rule through amber. A file holding allow rules the user
+   * has not trusted is left as it is (a {@linkcode PermissionsFileError}): trusting it as written
+   * would trust those too.
    */
   async allowInWorkspace(rule: string): Promise<void> {
     const text = parsePermissionRule(rule).text;
+    // As it is on disk now: the workspace (a clone, the model's write) may have added rules.
+    await this.#loadWorkspace();
+    const unseen = this.#trusted ? [] : this.#local!.entries.filter((e) => e.effect === "allow");
+    if (unseen.length > 0) {
+      throw new PermissionsFileError(
+        this.workspaceFile,
+        `allows ${unseen.map((e) => e.rule.text).join(", ")}, which you have not trusted; ` +
+          "read it, then run /permissions trust",
+      );
+    }
     const hash = await editPermissionsFile(this.workspaceFile, "allow", text);
     await this.#trust.trust(this.workspaceFile, hash);
     await this.#loadWorkspace();
@@ -193,6 +206,8 @@ export class SessionPermissions {
       const read = await readPermissionsText(path, await Deno.readTextFile(path), "config.yaml");
       this.#config = read.entries;
     } else {
+      // As it is on disk now, not as last loaded: re-trusting must not take in a later change.
+      await this.#loadWorkspace();
       const wasTrusted = this.#trusted;
       const hash = await editPermissionsFile(this.workspaceFile, target.effect, target.rule, {
         remove: true,

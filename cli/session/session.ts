@@ -345,11 +345,19 @@ export class AgentSession {
   async #discard(): Promise<void> {
     const file = this.#file;
     if (file === undefined) return;
+    // The file goes while the lock is held: no one resumes it half-removed.
     file.close();
+    this.#file = undefined;
     await Deno.remove(file.path).catch(() => {});
+    this.#forget();
+  }
+
+  // Lets go of the conversation (its file, its lock, what it said): the next turn starts anew.
+  #forget(): void {
+    this.#file?.close();
+    this.#file = undefined;
     this.#lock?.release();
     this.#lock = undefined;
-    this.#file = undefined;
     this.#history = [];
     this.#state = [];
     this.#step = 0;
@@ -424,13 +432,7 @@ export class AgentSession {
 
   /** Starts over: the next turn opens a new session file; "always" answers are forgotten. */
   reset(): void {
-    this.#file?.close();
-    this.#file = undefined;
-    this.#lock?.release();
-    this.#lock = undefined;
-    this.#history = [];
-    this.#state = [];
-    this.#step = 0;
+    this.#forget();
     this.#always.clear();
     this.#spending.forget();
   }

@@ -2,14 +2,16 @@
  * Files attached to a prompt with `@path`: on submit, each `@path` word that names a regular
  * file inside the workspace adds the file's text to the prompt the model gets, after what was
  * typed, one `<attached_file>` section per file. A file is cut past a size cap, and the section
- * says so; a binary file, or one outside the workspace, is not attached and the note says why.
- * Keys the session knows of are redacted from a file's text, as from what tools return.
+ * says so; a binary file, or one outside the workspace (judged by its real path: a symlink that
+ * points out counts as outside), is not attached and the note says why. However big a file,
+ * only its head is kept in memory. Keys the session knows of are redacted from a file's text,
+ * as from what tools return.
  * `@server:uri` words that name no file are left to the MCP attachment hook.
  *
  * @module
  */
 
-import { relative, resolve, sep as SEPARATOR } from "node:path";
+import { isAbsolute, relative, resolve, sep as SEPARATOR } from "node:path";
 
 /** What attaching did to one `@path`: shown in the transcript under the prompt. */
 export interface AttachmentNote {
@@ -89,23 +91,30 @@ export async function attachFiles(
   const sections: string[] = [];
   const notes: AttachmentNote[] = [];
   const base = resolve(root);
+  // Judged again by real paths: a symlink in the workspace may point anywhere (`~/.ssh`).
+  const realBase = await Deno.realPath(base).catch(() => base);
   for (const path of fileMentions(prompt)) {
     const full = resolve(base, path);
     const rel = relative(base, full);
-    if (rel === "" || rel.startsWith(`..${SEPARATOR}`) || rel === "..") {
-      if (await isFile(full)) {
-        notes.push({
-          path,
-          note: `not attached: ${path} is outside the workspace`,
-          attached: false,
-        });
-      }
+    const outside = {
+      path,
+      note: `not attached: ${path} is outside the workspace`,
+      attached: false,
+    };
+    if (!within(base, full)) {
+      if (await isFile(full)) notes.push(outside);
       continue;
     }
-    let bytes: Uint8Array;
+    const real = await Deno.realPath(full).catch(() => undefined);
+    if (real === undefined || !(await isFile(real))) continue;
+    if (!within(realBase, real)) {
+      notes.push(outside);
+      continue;
+    }
+    const cap = Math.min(maxFile, budget);
+    let read: Head;
     try {
-      if (!(await isFile(full))) continue;
-      bytes = await Deno.readFile(full);
+      read = await readHead(real, Math.max(cap, BINARY_PROBE));
     } catch (error) {
       notes.push({
         path,
@@ -114,30 +123,28 @@ export async function attachFiles(
       });
       continue;
     }
-    if (bytes.subarray(0, 8192).includes(0)) {
+    const { head, size, lines } = read;
+    if (head.subarray(0, BINARY_PROBE).includes(0)) {
       notes.push({ path, note: `not attached: ${path} is a binary file`, attached: false });
       continue;
     }
-    const cap = Math.min(maxFile, budget);
-    const whole = new TextDecoder().decode(bytes);
-    const lines = countLines(whole);
-    const cut = bytes.length > cap;
+    const cut = size > cap;
     // Cut at a line break, so the model never sees half a line or half a character; only a
     // file whose first line alone passes the file cap is cut inside it. What is left of the
     // total cap, if it holds no whole line, attaches nothing.
-    let text = whole;
+    let text = new TextDecoder().decode(head.subarray(0, Math.min(size, cap)));
     if (cut) {
-      const head = new TextDecoder().decode(bytes.subarray(0, cap)).replace(/\uFFFD$/, "");
-      const lineEnd = head.lastIndexOf("\n") + 1;
-      text = lineEnd > 0 || cap < maxFile ? head.slice(0, lineEnd) : head;
-    }
-    if (text === "" && whole !== "") {
-      notes.push({
-        path,
-        note: `not attached: ${path} (no room left under the attachments' cap)`,
-        attached: false,
-      });
-      continue;
+      text = text.replace(/\uFFFD$/, "");
+      const lineEnd = text.lastIndexOf("\n") + 1;
+      text = lineEnd > 0 || cap < maxFile ? text.slice(0, lineEnd) : text;
+      if (text === "") {
+        notes.push({
+          path,
+          note: `not attached: ${path} (no room left under the attachments' cap)`,
+          attached: false,
+        });
+        continue;
+      }
     }
     budget -= new TextEncoder().encode(text).length;
     const kept = countLines(text);
@@ -153,6 +160,45 @@ export async function attachFiles(
   }
   if (sections.length === 0) return { prompt, notes };
   return { prompt: `${prompt}\n\n${sections.join("\n\n")}`, notes };
+}
+
+// Whether `path` lies below `base` (both absolute; `base` itself is a folder, not a file).
+function within(base: string, path: string): boolean {
+  const rel = relative(base, path);
+  return rel !== "" && rel !== ".." && !rel.startsWith(`..${SEPARATOR}`) && !isAbsolute(rel);
+}
+
+const LF = 0x0a;
+
+// A NUL in the first this many bytes makes a file binary.
+const BINARY_PROBE = 8192;
+
+// The start of a file, with its size and line count.
+interface Head {
+  readonly head: Uint8Array;
+  readonly size: number;
+  readonly lines: number;
+}
+
+// The first `keep` bytes of the file at `path`, and its size and lines counted in a pass over
+// the rest: a huge file costs the time to read it, never its size in memory.
+async function readHead(path: string, keep: number): Promise<Head> {
+  using file = await Deno.open(path);
+  const head = new Uint8Array(keep);
+  const chunk = new Uint8Array(64 * 1024);
+  let size = 0;
+  let newlines = 0;
+  let last = 0;
+  for (let n = await file.read(chunk); n !== null; n = await file.read(chunk)) {
+    if (n === 0) continue;
+    const data = chunk.subarray(0, n);
+    if (size < keep) head.set(data.subarray(0, keep - size), size);
+    for (let at = data.indexOf(LF); at >= 0; at = data.indexOf(LF, at + 1)) newlines++;
+    last = data[n - 1];
+    size += n;
+  }
+  const lines = size === 0 ? 0 : newlines + (last === LF ? 0 : 1);
+  return { head: head.subarray(0, Math.min(size, keep)), size, lines };
 }
 
 async function isFile(path: string): Promise<boolean> {

@@ -136,22 +136,6 @@ function countLines(text: string): number {
 }
 
 /**
- * How many lines a change adds and removes, as a unified diff counts them.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { changeStat } from "./diff_view.ts";
- * const change = { path: "a.txt", before: "one\ntwo\n", after: "one\n2\nthree\n" };
- * assert.deepEqual(changeStat(change), { added: 2, removed: 1 });
- * ```
- */
-export function changeStat(change: FileChange): { added: number; removed: number } {
-  const { added, removed } = diffOf(change);
-  return { added, removed };
-}
-
-/**
  * A change as a coloured unified diff `width` cells wide: a header line (the path, `+added
  * -removed`, whether the file is new or lies outside the workspace), then each hunk's header and
  * lines, long lines wrapped. A new file's content shows as added lines. With `maxLines`, the

@@ -266,7 +266,7 @@ export class Drawer {
       const entries = mentionEntries({ resources: resources?.(), files: files?.() }, mention);
       this.#mention = { query: mention, entries };
       this.#argument = undefined;
-      this.#selected = Math.min(this.#selected, Math.max(0, entries.length - 1));
+      this.#clampSelection();
       return;
     }
     // Leaving a mention: the command match is recomputed whatever the input.
@@ -296,9 +296,13 @@ export class Drawer {
     this.#input = input;
   }
 
+  // How many entries the selection moves over: the `@` word's, the argument's or the commands'.
+  #count(): number {
+    return (this.#mention?.entries ?? this.#argument?.entries ?? this.#match.entries).length;
+  }
+
   #clampSelection(): void {
-    const count = (this.#argument?.entries ?? this.#match.entries).length;
-    this.#selected = Math.min(this.#selected, Math.max(0, count - 1));
+    this.#selected = Math.min(this.#selected, Math.max(0, this.#count() - 1));
   }
 
   // The argument being typed after the longest command that has known values for it: one word,
@@ -363,8 +367,7 @@ export class Drawer {
 
   /** Moves the selection. */
   move(by: number): void {
-    const count = (this.#mention?.entries ?? this.#argument?.entries ?? this.#match.entries)
-      .length;
+    const count = this.#count();
     if (count === 0) return;
     this.#selected = (this.#selected + by + count) % count;
   }

@@ -1,10 +1,11 @@
 /**
  * The workspace's files, for `@` completion. In a git repository they are what
  * `git ls-files --cached --others --exclude-standard` lists (tracked files and new ones that
- * .gitignore does not exclude); elsewhere, or when git is missing, a walk that honours every
- * .gitignore from the root down. `.git` and `node_modules` are never listed. The index is built
- * the first time it is asked for, kept, and rebuilt in the background once it is older than its
- * freshness period, so typing `@` never waits on the disk.
+ * .gitignore does not exclude); elsewhere, or when git is missing or too slow, a walk that
+ * honours every .gitignore from the root down and skips symlinks (no loop). `.git` and
+ * `node_modules` are never listed. The index is built the first time it is asked for, kept, and
+ * rebuilt in the background once it is older than its freshness period, so typing `@` never
+ * waits on the disk.
  *
  * @module
  */
@@ -20,6 +21,11 @@ export interface ListFilesOptions {
   readonly maxFiles?: number;
   /** Skip git and walk (tests of the walk; a workspace where git misbehaves). */
   readonly walkOnly?: boolean;
+  /**
+   * How long git may take (ms, 5 s by default): a slower git (a huge untracked tree, a hook that
+   * hangs) is stopped, and the walk, which stops at `maxFiles`, lists instead.
+   */
+  readonly gitDeadlineMs?: number;
 }
 
 /**
@@ -45,14 +51,17 @@ export async function listWorkspaceFiles(
   options: ListFilesOptions = {},
 ): Promise<string[]> {
   const max = options.maxFiles ?? 20_000;
-  const listed = options.walkOnly ? undefined : await gitFiles(root);
+  const listed = options.walkOnly
+    ? undefined
+    : await gitFiles(root, options.gitDeadlineMs ?? 5_000);
   const files = listed ?? await walkFiles(root, max);
   return files.filter((path) => !path.split("/").some((part) => SKIPPED.includes(part)))
     .sort().slice(0, max);
 }
 
-// What git lists, or undefined when `root` is not in a work tree or git cannot run.
-async function gitFiles(root: string): Promise<string[] | undefined> {
+// What git lists, or undefined when `root` is not in a work tree, or git cannot run or does not
+// answer within `deadlineMs`.
+async function gitFiles(root: string, deadlineMs: number): Promise<string[] | undefined> {
   try {
     const output = await new Deno.Command("git", {
       args: ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"],
@@ -60,11 +69,12 @@ async function gitFiles(root: string): Promise<string[] | undefined> {
       stdout: "piped",
       stderr: "null",
       stdin: "null",
+      signal: AbortSignal.timeout(deadlineMs),
     }).output();
     if (!output.success) return undefined;
     return new TextDecoder().decode(output.stdout).split("\0").filter((path) => path !== "");
   } catch {
-    // No git on the PATH: the walk does the job.
+    // No git on the PATH, or it was stopped: the walk does the job.
     return undefined;
   }
 }

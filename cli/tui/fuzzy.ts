@@ -8,17 +8,6 @@
  * @module
  */
 
-/** How well a path matches: lower ranks first. */
-export interface FuzzyHit {
-  /** The path. */
-  readonly path: string;
-  /**
-   * The tier of the match: 0 the name contains the query, 1 the name holds it as a
-   * subsequence, 2 the path contains it, 3 the path holds it as a subsequence.
-   */
-  readonly tier: 0 | 1 | 2 | 3;
-}
-
 /**
  * Whether `query`'s characters appear in `text` in order (both already lower-cased).
  *
@@ -38,31 +27,16 @@ export function isSubsequence(query: string, text: string): boolean {
   return at === query.length;
 }
 
-/**
- * How `path` matches `query`, or undefined when it does not (the query's characters are not in
- * it in order). An empty query matches everything in the last tier but one, so that the
- * shortest paths come first.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { fuzzyMatch } from "./fuzzy.ts";
- * assert.equal(fuzzyMatch("mod", "cli/mod.ts")?.tier, 0);
- * assert.equal(fuzzyMatch("mts", "cli/mod.ts")?.tier, 1);
- * assert.equal(fuzzyMatch("cli/m", "cli/mod.ts")?.tier, 2);
- * assert.equal(fuzzyMatch("cmt", "cli/mod.ts")?.tier, 3);
- * assert.equal(fuzzyMatch("xyz", "cli/mod.ts"), undefined);
- * ```
- */
-export function fuzzyMatch(query: string, path: string): FuzzyHit | undefined {
-  const q = query.toLowerCase();
-  const full = path.toLowerCase();
-  const name = full.slice(full.lastIndexOf("/") + 1);
-  if (q === "") return { path, tier: 2 };
-  if (name.includes(q)) return { path, tier: 0 };
-  if (isSubsequence(q, name)) return { path, tier: 1 };
-  if (full.includes(q)) return { path, tier: 2 };
-  if (isSubsequence(q, full)) return { path, tier: 3 };
+// How a path matches the lower-cased query `q`, given the path and its file name lower-cased:
+// 0 the name contains the query, 1 the name holds it as a subsequence, 2 the path contains it,
+// 3 the path holds it as a subsequence; undefined when it does not match. An empty query
+// matches everything in tier 2, so that the shortest paths come first.
+function tierOf(q: string, full: string, name: string): number | undefined {
+  if (q === "") return 2;
+  if (name.includes(q)) return 0;
+  if (isSubsequence(q, name)) return 1;
+  if (full.includes(q)) return 2;
+  if (isSubsequence(q, full)) return 3;
   return undefined;
 }
 
@@ -111,16 +85,8 @@ export function fuzzyRank(paths: readonly string[], query: string, limit: number
   const q = query.toLowerCase();
   const tiers: number[][] = [[], [], [], []];
   for (let i = 0; i < paths.length; i++) {
-    const full = ready.lower[i];
-    const name = ready.names[i];
-    let tier: number;
-    if (q === "") tier = 2;
-    else if (name.includes(q)) tier = 0;
-    else if (isSubsequence(q, name)) tier = 1;
-    else if (full.includes(q)) tier = 2;
-    else if (isSubsequence(q, full)) tier = 3;
-    else continue;
-    tiers[tier].push(i);
+    const tier = tierOf(q, ready.lower[i], ready.names[i]);
+    if (tier !== undefined) tiers[tier].push(i);
   }
   const result: string[] = [];
   for (const tier of tiers) {

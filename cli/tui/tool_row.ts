@@ -91,6 +91,23 @@ export function toolTitle(name: string, summary: string): string {
 }
 
 /**
+ * Which call of a turn `step` and `id` name, as one string: call ids are unique only within one
+ * reply (a replayed exchange, a server that reuses ids, Gemini's `call_0` after a resume), so a
+ * call is told apart by the step whose reply asked for it and its id together.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { callKey } from "./tool_row.ts";
+ * assert.notEqual(callKey(0, "call_0"), callKey(2, "call_0"));
+ * assert.equal(callKey(1, "a"), callKey(1, "a"));
+ * ```
+ */
+export function callKey(step: number, id: string): string {
+  return `${step}\u0000${id}`;
+}
+
+/**
  * A duration as a row shows it.
  *
  * @example
@@ -160,7 +177,13 @@ export class ToolRow {
   // drawn on every chunk needs just the last lines.
   #chunks: string[] = [];
   #length = 0;
+  // Bumped by every chunk: what the cleaned text below was made from.
+  #version = 0;
   #outcome: Outcome | undefined;
+  // The viewer reads the whole output at every frame: it is cleaned again only once it changed.
+  #cleaned:
+    | { readonly version: number; readonly outcome: Outcome | undefined; readonly text: string }
+    | undefined;
 
   /** A row for `call`, labelled `label`. */
   constructor(call: ToolCall, label: ToolLabel) {
@@ -188,6 +211,7 @@ export class ToolRow {
     if (chunk === "") return;
     this.#chunks.push(chunk);
     this.#length += chunk.length;
+    this.#version++;
     if (this.#length > 2 * STREAM_KEEP) {
       const kept = this.#streamed().slice(-STREAM_KEEP);
       this.#chunks = [kept];
@@ -205,14 +229,7 @@ export class ToolRow {
 
   /** The row's whole output, for the viewer. */
   output(): ToolOutput {
-    const outcome = this.#outcome;
-    let text = this.#streamed();
-    if (outcome !== undefined) {
-      const { result } = outcome;
-      text = result.output !== "" ? result.output : text;
-      if (!result.ok && text === "") text = result.error ?? "failed";
-    }
-    return { title: this.title(), text: sanitizeBlock(text), running: this.running };
+    return { title: this.title(), text: this.#cleanText(), running: this.running };
   }
 
   /** The row's line: the tool's name and what the call is about. */
@@ -283,6 +300,20 @@ export class ToolRow {
     const error = result.error ?? "";
     const newline = error.indexOf("\n");
     return newline < 0 ? "" : error.slice(newline + 1);
+  }
+
+  #cleanText(): string {
+    const outcome = this.#outcome;
+    const known = this.#cleaned;
+    if (known?.version === this.#version && known.outcome === outcome) return known.text;
+    let text = this.#streamed();
+    if (outcome !== undefined) {
+      const { result } = outcome;
+      text = result.output !== "" ? result.output : text;
+      if (!result.ok && text === "") text = result.error ?? "failed";
+    }
+    this.#cleaned = { version: this.#version, outcome, text: sanitizeBlock(text) };
+    return this.#cleaned.text;
   }
 
   #streamed(): string {

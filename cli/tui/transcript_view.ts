@@ -24,7 +24,7 @@ import { type StyledLine, wrapSpans } from "./lines.ts";
 import { MarkdownStream } from "./markdown.ts";
 import { OutputViewer } from "./output_viewer.ts";
 import { type Style, Styles } from "./style.ts";
-import { type ToolLabel, type ToolOutput, ToolRow } from "./tool_row.ts";
+import { callKey, type ToolLabel, type ToolOutput, ToolRow } from "./tool_row.ts";
 
 export { type ToolLabel, toolLabel, type ToolOutput } from "./tool_row.ts";
 
@@ -155,10 +155,6 @@ function toneStyle(tone: NoticeTone): Style {
 
 const EMPTY_LINE: StyledLine = [];
 
-function rowKey(key: { readonly step: number; readonly call: { readonly id: string } }): string {
-  return `${key.step}\u0000${key.call.id}`;
-}
-
 /**
  * The transcript's blocks and their rendering.
  *
@@ -267,7 +263,7 @@ export class TranscriptView {
 
   /** Output a running call streamed: its row shows the last lines of it, and keeps it all. */
   toolOutput(key: ToolKey, chunk: string): void {
-    const block = this.#tools.get(rowKey(key));
+    const block = this.#tools.get(callKey(key.step, key.call.id));
     if (block === undefined || block.row.ended) return;
     block.row.append(chunk);
     this.#touch(block);
@@ -348,7 +344,7 @@ export class TranscriptView {
         }
         for (const call of message.toolCalls ?? []) this.#row({ step, call }, label(call));
       } else if (message.role === "tool") {
-        const block = this.#tools.get(rowKey({ step, call: { id: message.toolCallId } }));
+        const block = this.#tools.get(callKey(step, message.toolCallId));
         if (block === undefined) continue;
         const result: ToolResult = message.isError
           ? { ok: false, output: "", error: message.content.replace(/^error: /, "") }
@@ -408,7 +404,7 @@ export class TranscriptView {
   // The row of the call `key` names in the turn in progress, made (labelled `label`) if new.
   #row(key: ToolKey, label: ToolLabel): ToolBlock {
     this.#close();
-    const id = rowKey(key);
+    const id = callKey(key.step, key.call.id);
     const known = this.#tools.get(id);
     if (known !== undefined) return known;
     const block = new ToolBlock(new ToolRow(key.call, label));

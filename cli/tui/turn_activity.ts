@@ -12,6 +12,7 @@
 import type { SessionEvent } from "../session/mod.ts";
 import { sanitizeText } from "./lines.ts";
 import { type Meter, meterStreaming } from "./meter.ts";
+import { callKey } from "./tool_row.ts";
 
 /** One tool call running. */
 interface RunningCall {
@@ -68,17 +69,17 @@ export class TurnActivity {
   /** Follows the tools of `event`, arrived at `now`. */
   event(event: SessionEvent, now: number): void {
     if (event.type === "toolStart") {
-      this.#calls.set(key(event.step, event.call.id), {
+      this.#calls.set(callKey(event.step, event.call.id), {
         name: event.call.name,
         summary: oneLine(event.summary),
         since: now,
       });
     } else if (event.type === "toolProgress") {
-      const id = key(event.step, event.call.id);
+      const id = callKey(event.step, event.call.id);
       const call = this.#calls.get(id);
       if (call !== undefined) this.#calls.set(id, { ...call, progress: oneLine(event.message) });
     } else if (event.type === "toolEnd") {
-      this.#calls.delete(key(event.step, event.call.id));
+      this.#calls.delete(callKey(event.step, event.call.id));
     }
   }
 
@@ -125,10 +126,6 @@ export function duration(ms: number): string {
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) return `${minutes}m ${String(seconds % 60).padStart(2, "0")}s`;
   return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, "0")}m`;
-}
-
-function key(step: number, id: string): string {
-  return `${step}\u0000${id}`;
 }
 
 // A tool's and a plugin's words: one line, no escape sequence reaches the terminal.

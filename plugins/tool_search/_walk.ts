@@ -6,7 +6,7 @@
  */
 
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { compileRule, IgnoreMatcher, type IgnoreRule, parseGitignore } from "./_ignore.ts";
+import { compileRule, IgnoreMatcher, type IgnoreRule, parseGitignore } from "./gitignore.ts";
 
 /** One matching line. */
 export interface SearchMatch {

@@ -24,7 +24,7 @@ export {
   IgnoreMatcher,
   type IgnoreRule,
   parseGitignore,
-} from "./_ignore.ts";
+} from "./gitignore.ts";
 export { ALWAYS_SKIPPED, MAX_FILE_BYTES } from "./_walk.ts";
 
 /** How many matching lines `search` returns when the call does not say. */

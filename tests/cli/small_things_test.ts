@@ -6,6 +6,7 @@ import { deepStrictEqual, doesNotMatch, match, ok, strictEqual } from "node:asse
 import { join } from "node:path";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { tempDir } from "../_helpers.ts";
+import { hasTmux, startAmber } from "../tui/_tmux.ts";
 import { ROOT, runAmber, runDeno } from "./_subprocess.ts";
 
 // A server answering every request with `answer`; closed when the test is done.
@@ -266,4 +267,34 @@ Deno.test("deno task test's summary: compact progress, each failure named, the c
   match(result.out, /FAILED 1\/1: \.\/sample_test\.ts > breaks\n {2}Error: expected 1, got 2/);
   deepStrictEqual(lines.slice(-2), ["1 skipped", "120 passed, 1 failed"]);
   ok(lines.length < 20, result.out);
+});
+
+Deno.test({
+  name: "tmux: `amber --resume ID` (the space form the exit line prints) resumes that session",
+  ignore: !hasTmux(),
+  async fn() {
+    await using tmp = await tempDir();
+    const configDir = join(tmp.dir, "config");
+    const workspace = join(tmp.dir, "workspace");
+    await Deno.mkdir(configDir);
+    await Deno.mkdir(workspace);
+    await using provider = await FakeProvider.start({ encoders: [openaiEncoder] });
+    provider.script({ text: "first answer" });
+    const first = await runAmber(configDir, ["run", "--base-url", `${provider.url}/v1`, "hello"], {
+      env: { OPENAI_API_KEY: "sk-test-key-1234" },
+      cwd: workspace,
+    });
+    strictEqual(first.code, 0, first.err);
+    const [id] = (await entries(join(configDir, "sessions"))).map((name) =>
+      name.replace(/\.jsonl$/, "")
+    );
+    await using tmux = await startAmber({
+      baseUrl: `${provider.url}/v1`,
+      configDir,
+      workspace,
+      args: ["--resume", id],
+    });
+    await tmux.waitFor(new RegExp(`resumed session ${id} \\(2 messages\\)`), "the resumed session");
+    doesNotMatch(await tmux.scrollback(), /unknown command/);
+  },
 });

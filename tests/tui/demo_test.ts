@@ -15,6 +15,17 @@ function toolNames(body: unknown): string[] {
   return tools.map((tool) => tool.function?.name ?? "");
 }
 
+// The demo on a fake terminal, drawn without colour and at once.
+function openDemo(terminal: FakeTerminal) {
+  return openInteractiveDemo({
+    terminal,
+    plugins: makeBundledPlugins,
+    color: false,
+    frameMs: 1,
+    tickMs: 50,
+  });
+}
+
 async function waitFor(terminal: FakeTerminal, test: RegExp | (() => boolean), what: string) {
   const check = typeof test === "function" ? test : () => test.test(terminal.text());
   const deadline = Date.now() + 15_000;
@@ -27,13 +38,7 @@ async function waitFor(terminal: FakeTerminal, test: RegExp | (() => boolean), w
 
 Deno.test("amber demo --interactive plays one scripted turn per prompt, whatever is typed", async () => {
   const terminal = new FakeTerminal(100, 40);
-  const demo = await openInteractiveDemo({
-    terminal,
-    plugins: makeBundledPlugins,
-    color: false,
-    frameMs: 1,
-    tickMs: 50,
-  });
+  const demo = await openDemo(terminal);
   const { app } = demo.tui;
   const idle = (what: string) => waitFor(terminal, () => !app.busy, what);
   try {
@@ -84,13 +89,7 @@ Deno.test("amber demo --interactive plays one scripted turn per prompt, whatever
 
 Deno.test("a turn cancelled halfway does not shift the rest of its script onto the next prompt", async () => {
   const terminal = new FakeTerminal(100, 40);
-  const demo = await openInteractiveDemo({
-    terminal,
-    plugins: makeBundledPlugins,
-    color: false,
-    frameMs: 1,
-    tickMs: 50,
-  });
+  const demo = await openDemo(terminal);
   const { app } = demo.tui;
   try {
     const exit = app.run();

@@ -209,3 +209,57 @@ Deno.test("attachments: each mentioned file once, capped at a line with a note, 
     await Deno.remove(outside, { recursive: true });
   }
 });
+
+Deno.test("attachments: a symlink out of the workspace is refused; one within it, and a file past the read chunk, are attached", async () => {
+  const root = await tree({ "notes.md": "alpha\n", "sub/inner.md": "inner\n" });
+  const outside = await Deno.makeTempDir({ prefix: "amber-outside-" });
+  try {
+    await Deno.writeTextFile(`${outside}/id_rsa`, "PRIVATE KEY\n");
+    await Deno.symlink(`${outside}/id_rsa`, `${root}/key.txt`);
+    await Deno.symlink(outside, `${root}/home`);
+    await Deno.symlink(`${root}/sub/inner.md`, `${root}/inner_link.md`);
+    // 100,000 lines of 10 bytes: two read chunks and more; cut at the default 64 KiB cap.
+    await Deno.writeTextFile(`${root}/long.txt`, "123456789\n".repeat(100_000));
+    const { prompt, notes } = await attachFiles(
+      "@key.txt @home/id_rsa @inner_link.md @long.txt",
+      root,
+    );
+    assert.ok(!prompt.includes("PRIVATE KEY"), "nothing a link outside points to");
+    assert.deepEqual(notes.map((n) => n.note), [
+      "not attached: key.txt is outside the workspace",
+      "not attached: home/id_rsa is outside the workspace",
+      "attached inner_link.md (1 line)",
+      "attached long.txt (100000 lines, cut to the first 6553: 64 KiB cap)",
+    ]);
+    assert.ok(prompt.includes('<attached_file path="inner_link.md">\ninner\n</attached_file>'));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test({
+  name:
+    "a git that does not answer in time is stopped, and the walk lists; a symlink loop is not followed",
+  // The stand-in git is a shell script.
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const root = await tree({ "src/main.ts": "" });
+    const bin = await Deno.makeTempDir({ prefix: "amber-fake-git-" });
+    const path = Deno.env.get("PATH") ?? "";
+    try {
+      await Deno.symlink(root, `${root}/src/loop`);
+      await Deno.writeTextFile(`${bin}/git`, "#!/bin/sh\nexec sleep 30\n");
+      await Deno.chmod(`${bin}/git`, 0o755);
+      Deno.env.set("PATH", `${bin}:${path}`);
+      const started = performance.now();
+      assert.deepEqual(await listWorkspaceFiles(root, { gitDeadlineMs: 200 }), ["src/main.ts"]);
+      const took = performance.now() - started;
+      assert.ok(took < 10_000, `listed in ${Math.round(took)} ms, not after git's 30 s`);
+    } finally {
+      Deno.env.set("PATH", path);
+      await Deno.remove(root, { recursive: true });
+      await Deno.remove(bin, { recursive: true });
+    }
+  },
+});

@@ -132,3 +132,22 @@ Deno.test("in the panel view: columns line up under a header that stays, Enter c
   assert.equal(other.key(key("text", "q")), "handled", "q is typed into the filter");
   assert.equal(other.key(key("escape")), "close");
 });
+
+Deno.test("names from outside (a provider's model id, a session's first prompt) reach the screen without their control characters", () => {
+  const p = new Picker({
+    id: "pick-sessions",
+    title: "Sessions\x1b[2J",
+    header: ["session", "first prompt"],
+    onPick: () => {},
+  });
+  p.setItems([
+    { value: "s1", columns: ["s1\x1b[31m", "fix\x1b]52;c;aGk=\x07 it\nnow\rover"] },
+  ], ["listing failed: \x1b[H<html>"]);
+  const view = new PanelView(p.id, p.source());
+  const screen = new Screen(80, 8);
+  view.draw(screen);
+  const rows = Array.from({ length: 8 }, (_, row) => screen.rowText(row));
+  // deno-lint-ignore no-control-regex -- finding control characters is the point
+  assert.ok(rows.every((row) => !/[\u0000-\u001f\u007f-\u009f]/.test(row)), rows.join("\n"));
+  assert.match(rows.join("\n"), /› s1\[31m +fix\]52;c;aGk= itnowover/);
+});

@@ -5,8 +5,8 @@
 // plugin's contributions and dependents.
 
 import assert from "node:assert/strict";
-import { any, type Plugin } from "@amber/core";
 import { listSessions } from "@amber/core/kernel";
+import { baseAndApp } from "./_console_plugins.ts";
 import { startTui } from "./_harness.ts";
 
 const DOWN = "\x1b[B";
@@ -149,43 +149,8 @@ Deno.test("@ completes a workspace file, and the file's content reaches the mode
   );
 });
 
-// base <- app, in a category that sorts after every bundled one: ↑ from nothing selects app.
-function plugins(): Plugin[] {
-  const plugin = (id: string, requires?: Record<string, string>): Plugin => ({
-    id,
-    version: "1.0.0",
-    name: id.toUpperCase(),
-    category: "zz_console",
-    requires,
-    bound: { tools: any(), commands: any() },
-    initialize: () => true,
-    shutdown: () => {},
-    capabilities: () => [
-      {
-        kind: "tool",
-        name: `${id}_tools`,
-        tools: [{
-          name: `${id}_tool`,
-          description: id,
-          parameters: { type: "object", properties: {} },
-          execute: () => ({ ok: true, output: id }),
-        }],
-      },
-      {
-        kind: "command",
-        name: `${id}_cmd`,
-        root: `${id}_root`,
-        help: id,
-        subtree: {},
-        handlers: { "": () => id },
-      },
-    ],
-  });
-  return [plugin("base"), plugin("app", { base: "*" })];
-}
-
 Deno.test("/plugins names the selected plugin's contributions and dependents; Space switches it", async () => {
-  await using t = await startTui({ columns: 100, rows: 30, plugins: plugins() });
+  await using t = await startTui({ columns: 100, rows: 30, plugins: baseAndApp() });
   const runtime = t.tui.host.runtime;
   await t.waitFor(/^›$/m, "the prompt");
   t.terminal.type("/plugins\r");

@@ -2,49 +2,13 @@
 // that would go, in order, and every contribution each would remove. The real TUI, keys typed.
 
 import assert from "node:assert/strict";
-import { any, type Plugin } from "@amber/core";
+import { baseAndApp } from "./_console_plugins.ts";
 import { startTui } from "./_harness.ts";
 
 const UP = "\x1b[A";
 
-// base <- app, in a category of their own: it sorts after every bundled one, so ↑ from nothing
-// selects app, and ↑ again base.
-function plugins(): Plugin[] {
-  const plugin = (id: string, requires?: Record<string, string>): Plugin => ({
-    id,
-    version: "1.0.0",
-    name: id,
-    category: "zz_audit",
-    requires,
-    bound: { tools: any(), commands: any() },
-    initialize: () => true,
-    shutdown: () => {},
-    capabilities: () => [
-      {
-        kind: "tool",
-        name: `${id}_tools`,
-        tools: [{
-          name: `${id}_tool`,
-          description: id,
-          parameters: { type: "object", properties: {} },
-          execute: () => ({ ok: true, output: id }),
-        }],
-      },
-      {
-        kind: "command",
-        name: `${id}_cmd`,
-        root: `${id}_root`,
-        help: id,
-        subtree: {},
-        handlers: { "": () => id },
-      },
-    ],
-  });
-  return [plugin("base"), plugin("app", { base: "*" })];
-}
-
 Deno.test("/plugins shows the plan before switching a plugin off, and y carries out exactly that", async () => {
-  await using t = await startTui({ plugins: plugins() });
+  await using t = await startTui({ plugins: baseAndApp() });
   const runtime = t.tui.host.runtime;
   const registries = t.tui.host.registries;
   await t.waitFor(/^›$/m, "the prompt");
@@ -91,7 +55,7 @@ Deno.test("/plugins shows the plan before switching a plugin off, and y carries 
 });
 
 Deno.test("/plugins: n keeps the plugin, and Enter on a plugin that is off switches it on", async () => {
-  await using t = await startTui({ plugins: plugins() });
+  await using t = await startTui({ plugins: baseAndApp() });
   const runtime = t.tui.host.runtime;
   await t.waitFor(/^›$/m, "the prompt");
   t.terminal.type("/plugins\r");

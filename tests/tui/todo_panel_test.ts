@@ -7,15 +7,13 @@
 import assert from "node:assert/strict";
 import type { Message, TodoItem, TodoService } from "@amber/core";
 import { createTodoService, todosFromMessages } from "../../cli/todos.ts";
-import { Dialogs } from "../../cli/tui/dialogs.ts";
-import { Drawer } from "../../cli/tui/drawer.ts";
-import { FrameComposer, type FrameParts } from "../../cli/tui/frame.ts";
-import { LineEditor } from "../../cli/tui/line_editor.ts";
+import type { FrameParts } from "../../cli/tui/frame.ts";
 import type { StyledLine } from "../../cli/tui/lines.ts";
 import { Screen } from "../../cli/tui/screen.ts";
 import { Styles } from "../../cli/tui/style.ts";
 import { composeTodoPanel, TodoPanel } from "../../cli/tui/todo_panel.ts";
 import { TranscriptView } from "../../cli/tui/transcript_view.ts";
+import { composeFrame } from "./_frame.ts";
 import { startTui } from "./_harness.ts";
 
 const text = (lines: readonly StyledLine[]): string[] =>
@@ -145,19 +143,7 @@ Deno.test("the CLI todo service tells every subscriber, and a failing one stops 
 function frame(screen: Screen, todos: FrameParts["todos"]): void {
   const transcript = new TranscriptView();
   for (let i = 1; i <= 20; i++) transcript.notice(`note ${i}`);
-  new FrameComposer(screen).compose({
-    status: () => [{ text: "model-x", style: 0 }],
-    dialogs: new Dialogs(),
-    editor: new LineEditor(),
-    drawer: new Drawer(),
-    tree: [],
-    panel: undefined,
-    transcript,
-    scroll: 0,
-    hint: "",
-    turn: undefined,
-    ...(todos === undefined ? {} : { todos }),
-  });
+  composeFrame(screen, { transcript, ...(todos === undefined ? {} : { todos }) });
 }
 
 Deno.test("the frame puts the todo panel over the rule, in rows the transcript gives up", () => {

@@ -3,14 +3,10 @@
 // composed into the frame with the figures at the right end while there is room.
 
 import assert from "node:assert/strict";
-import { Dialogs } from "../../cli/tui/dialogs.ts";
-import { Drawer } from "../../cli/tui/drawer.ts";
-import { FrameComposer } from "../../cli/tui/frame.ts";
-import { LineEditor } from "../../cli/tui/line_editor.ts";
 import { EMPTY_METER, meterDelta, meterEnd, meterStart } from "../../cli/tui/meter.ts";
 import { Screen } from "../../cli/tui/screen.ts";
-import { TranscriptView } from "../../cli/tui/transcript_view.ts";
 import { TurnActivity } from "../../cli/tui/turn_activity.ts";
+import { composeFrame } from "./_frame.ts";
 
 const call = (id: string, name = "bash") => ({ id, name, arguments: "{}" });
 
@@ -85,18 +81,7 @@ Deno.test("the running tool: summary, progress, duration; calls told apart by st
 
 function frame(columns: number, turn: { doing: string; figures: string }): string {
   const screen = new Screen(columns, 6);
-  new FrameComposer(screen).compose({
-    status: () => [{ text: "model-x", style: 0 }],
-    dialogs: new Dialogs(),
-    editor: new LineEditor(),
-    drawer: new Drawer(),
-    tree: [],
-    panel: undefined,
-    transcript: new TranscriptView(),
-    scroll: 0,
-    hint: "",
-    turn: { ...turn, spinner: 0 },
-  });
+  composeFrame(screen, { turn: { ...turn, spinner: 0 } });
   return screen.rowText(3);
 }
 

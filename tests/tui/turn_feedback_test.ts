@@ -19,6 +19,8 @@ Deno.test("a new answer's bar starts empty; the rule says the turn's time meanwh
   t.terminal.type("one\r");
   await t.waitFor((s) => /↑1\.2k ↓34/.test(bar(s)), "the first answer's figures");
   await t.idle();
+  // The frame after the turn's end, so that the rule matched below is the next turn's.
+  await t.waitFor((s) => !s.includes("Ctrl-C cancels"), "the first turn's rule to go");
   t.terminal.type("two\r");
   const waiting = await t.waitFor(/working · Ctrl-C cancels ─+ \d+s ──/, "the turn's time");
   assert.doesNotMatch(bar(waiting), /↓34|tok\/s|\d ms/, bar(waiting));

@@ -1,6 +1,7 @@
 /**
  * A small .gitignore matcher and the glob translation it rests on, for the search tool's built-in
- * walk.
+ * walk; exported as `@amber/plugins/gitignore` for a front end that lists workspace files the
+ * same way (the interactive session's `@` completion).
  *
  * @module
  */
@@ -26,7 +27,7 @@ export interface IgnoreRule {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { globToRegExpSource } from "./_ignore.ts";
+ * import { globToRegExpSource } from "@amber/plugins/gitignore";
  * const re = new RegExp(`^${globToRegExpSource("src/**\/*.{ts,tsx}", true)}$`);
  * assert.deepEqual(
  *   [re.test("src/a/b.tsx"), re.test("src/b.ts"), re.test("lib/b.ts")],
@@ -158,7 +159,7 @@ function splitTopLevel(text: string): string[] {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { compileRule } from "./_ignore.ts";
+ * import { compileRule } from "@amber/plugins/gitignore";
  * const rule = compileRule("!/build/")!;
  * assert.deepEqual(
  *   [rule.negate, rule.dirOnly, rule.regex.test("build"), rule.regex.test("a/build")],
@@ -195,7 +196,7 @@ export function compileRule(line: string, braces = false): IgnoreRule | undefine
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { parseGitignore } from "./_ignore.ts";
+ * import { parseGitignore } from "@amber/plugins/gitignore";
  * const rules = parseGitignore("# build output\ndist/\n*.log\n!keep.log\n");
  * assert.deepEqual(rules.map((rule) => rule.negate), [false, false, true]);
  * ```
@@ -226,7 +227,7 @@ interface IgnoreLevel {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { IgnoreMatcher, parseGitignore } from "./_ignore.ts";
+ * import { IgnoreMatcher, parseGitignore } from "@amber/plugins/gitignore";
  * const root = IgnoreMatcher.empty().with("", parseGitignore("*.log\n!keep.log\n/dist\n"));
  * assert.deepEqual([root.ignores("a/x.log", false), root.ignores("a/keep.log", false)], [
  *   true,
