@@ -5,7 +5,8 @@
  * apply but its `allow` rules only once the user trusted exactly that content: amber keeps the
  * SHA-256 of the trusted text per file in `trusted_permissions.json` in the config directory. A
  * rule saved through amber (the approval prompt's "always ... in this workspace") re-trusts the
- * file it wrote; so does `/permissions trust`. A changed file is untrusted again.
+ * file it wrote, unless the file holds allow rules the user has not trusted (then nothing is
+ * saved); `/permissions trust` trusts the file as it is. A changed file is untrusted again.
  *
  * Edits go through the `yaml` package's document API, so comments, order and other keys of the
  * file stay as they were.

@@ -243,7 +243,9 @@ export class ToolRow {
     const outcome = this.#outcome;
     if (outcome === undefined) {
       if (!this.#started) return lines;
-      const shown = this.expanded ? textLines(this.#streamed()) : textLines(this.#tail(TAIL_LINES));
+      const shown = this.expanded
+        ? textLines(this.#streamed())
+        : textLines(this.#tail(TAIL_LINES)).map((line) => lineEnd(line, width));
       for (const line of shown) lines.push(...bodyLine(line, width, "  │ "));
       return lines;
     }
@@ -281,7 +283,9 @@ export class ToolRow {
     ]);
     // What a failed or cancelled call printed before it stopped.
     const body = textLines(this.#body());
-    const shown = this.expanded ? body : body.slice(-TAIL_LINES);
+    const shown = this.expanded
+      ? body
+      : body.slice(-TAIL_LINES).map((line) => lineEnd(line, width));
     if (shown.length < body.length) {
       lines.push([{ text: `    … ${body.length - shown.length} lines above`, style: Styles.dim }]);
     }
@@ -377,6 +381,18 @@ function sanitizeBlock(text: string): string {
   return (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n").map((line) =>
     sanitize(overprinted(line))
   ).join("\n");
+}
+
+// The end of a line as a collapsed row shows it: about `TAIL_LINES` rows of `width` cells, less
+// the row's indent. A command that prints one endless line (a blob, a progress bar without
+// carriage returns) must neither take the screen nor make every frame wrap all of it.
+function lineEnd(line: string, width: number): string {
+  const keep = Math.max(1, TAIL_LINES * (width - 4) - 1);
+  if (line.length <= keep) return line;
+  let from = line.length - keep;
+  const code = line.charCodeAt(from);
+  if (code >= 0xdc00 && code <= 0xdfff) from++; // not half of a surrogate pair
+  return `…${line.slice(from)}`;
 }
 
 function newlines(text: string): number {

@@ -11,6 +11,7 @@
  */
 
 import { describeError } from "../errors.ts";
+import { OutputBudget } from "../_output_budget.ts";
 import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import type { GateInput, GateOutcome } from "../hooks.ts";
 import { timeoutFor, withDeadline } from "../limits.ts";
@@ -196,10 +197,12 @@ export class ToolCalls {
     const progress = (message: string): void => {
       if (running) this.#emit({ type: "toolProgress", step, call, message: String(message) });
     };
+    const budget = new OutputBudget(
+      (chunk) => this.#emit({ type: "toolOutput", step, call, chunk }),
+      what,
+    );
     const output = (chunk: string): void => {
-      if (!running) return;
-      const text = this.#redactedText(String(chunk));
-      if (text !== "") this.#emit({ type: "toolOutput", step, call, chunk: text });
+      if (running) budget.take(this.#redactedText(String(chunk)));
     };
     const run = await runTool(
       (signal) => env.executeTool(call.name, args, { signal, progress, output }),

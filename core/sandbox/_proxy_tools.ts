@@ -8,7 +8,8 @@ import { describeError } from "../errors.ts";
 import { isToolResult, type Tool, type ToolCallContext, type ToolResult } from "../tool.ts";
 import type { ToolCapability } from "../tool_capability.ts";
 import type { ProxyLink } from "./_proxy_link.ts";
-import { isOutputProgress, OutputBudget } from "./_tool_output.ts";
+import { OutputBudget } from "../_output_budget.ts";
+import { isOutputProgress } from "./_tool_output.ts";
 import {
   type CapabilityDescriptor,
   Method,

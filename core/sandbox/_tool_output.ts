@@ -1,24 +1,14 @@
 // A sandboxed tool's streamed output (`ToolCallContext.output`) crossing the process boundary.
 // It rides the call's `$/progress` notifications as a tagged value, `{ output: chunk }`, next
 // to the plain strings of `progress`, so both keep their order on the one channel and need no
-// method of their own. The host forwards what arrives only up to a budget per call: a plugin
-// flooding output would otherwise grow the host (every chunk becomes an event a front end
-// keeps), so past the budget one note says the rest was dropped and nothing more is forwarded.
+// method of their own. The host forwards what arrives only up to a budget per call
+// (`core/_output_budget.ts`), before the chunks reach the kernel.
 
 /** A `$/progress` value that carries output, not a progress message. */
 export interface OutputProgress {
   /** The chunk of output. */
   readonly output: string;
 }
-
-/**
- * How much output one call may forward, in characters; every chunk also costs
- * {@linkcode OUTPUT_CHUNK_COST} more, so a flood of tiny chunks runs out too.
- */
-export const MAX_FORWARDED_OUTPUT = 1_048_576;
-
-/** What a chunk costs besides its characters: the event it becomes. */
-export const OUTPUT_CHUNK_COST = 64;
 
 /** The `$/progress` value for a chunk of output. */
 export function outputProgress(chunk: string): OutputProgress {
@@ -29,37 +19,4 @@ export function outputProgress(chunk: string): OutputProgress {
 export function isOutputProgress(value: unknown): value is OutputProgress {
   return typeof value === "object" && value !== null &&
     typeof (value as { output?: unknown }).output === "string";
-}
-
-/**
- * The host's side of one call's output: forwards chunks to `send` until the budget is spent,
- * then says once that the rest was dropped.
- */
-export class OutputBudget {
-  readonly #send: (chunk: string) => void;
-  readonly #what: string;
-  #left: number;
-  #spent = false;
-
-  /** Forwards to `send` at most `max` (characters plus the cost of each chunk). */
-  constructor(send: (chunk: string) => void, what: string, max: number = MAX_FORWARDED_OUTPUT) {
-    this.#send = send;
-    this.#what = what;
-    this.#left = max;
-  }
-
-  /** Takes one chunk from the process. */
-  take(chunk: string): void {
-    if (this.#spent || chunk === "") return;
-    const cost = chunk.length + OUTPUT_CHUNK_COST;
-    if (cost <= this.#left) {
-      this.#left -= cost;
-      this.#send(chunk);
-      return;
-    }
-    this.#spent = true;
-    const room = this.#left - OUTPUT_CHUNK_COST;
-    if (room > 0) this.#send(chunk.slice(0, room));
-    this.#send(`\n[${this.#what} streamed too much output; the rest is not shown]\n`);
-  }
 }

@@ -150,3 +150,30 @@ Deno.test("no preview is asked for when no question is: auto, always, deny", asy
   strictEqual(previews, 1, "the second call was allowed by the first answer: no question");
   await runtime.stop();
 });
+
+Deno.test("an in-process tool flooding output is cut at the budget with one note", async () => {
+  const flood: Tool = {
+    name: "flood",
+    description: "Floods.",
+    parameters: { type: "object" },
+    execute: (_, context) => {
+      const line = "x".repeat(1023) + "\n";
+      for (let i = 0; i < 4096; i++) context.output?.(line);
+      return { ok: true, output: "done" };
+    },
+  };
+  const { runtime } = await startRuntime({ f: [{ kind: "tool", name: "t", tools: [flood] }] });
+  const chunks: string[] = [];
+  const model = new ScriptedModel([{ calls: [{ name: "flood" }] }, { text: "done" }]);
+  await runAgent({
+    ...runOptions(runtime, model),
+    onEvent: (event) => {
+      if (event.type === "toolOutput") chunks.push(event.chunk);
+    },
+  });
+  const kept = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+  ok(kept <= 1_048_576 + 200, `${kept} characters forwarded of 4 MB`);
+  ok(kept >= 512 * 1024, "everything up to the budget is forwarded");
+  ok(chunks.at(-1)?.includes("streamed too much output"), chunks.at(-1));
+  await runtime.stop();
+});

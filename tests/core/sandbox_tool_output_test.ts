@@ -10,12 +10,11 @@ import type { Plugin, ToolResult } from "@amber/core";
 import { runAgent, type RunEvent } from "@amber/core/kernel";
 import { loadSandboxedPlugin } from "@amber/core/sandbox";
 import {
-  isOutputProgress,
   MAX_FORWARDED_OUTPUT,
   OUTPUT_CHUNK_COST,
   OutputBudget,
-  outputProgress,
-} from "../../core/sandbox/_tool_output.ts";
+} from "../../core/_output_budget.ts";
+import { isOutputProgress, outputProgress } from "../../core/sandbox/_tool_output.ts";
 import { makeRuntime, OPEN_BOUND } from "../_helpers.ts";
 import { runOptions, ScriptedModel } from "./_kernel_script.ts";
 import { memoryProcesses } from "./_memory_connection.ts";

@@ -359,3 +359,22 @@ Deno.test("the viewer shows a row's whole output, finds what is typed after /, a
   assert.ok(rows().includes(" › FAILED: lint"), rows().join("\n"));
   assert.equal(press("text", "q"), "close");
 });
+
+Deno.test("a collapsed row shows the end of an endless line, not all of it wrapped", () => {
+  const row = new ToolRow(bash("call_0", "cat blob"), { verb: "running", summary: "$ cat blob" });
+  row.start();
+  const blob = "x".repeat(100_000) + "THE END";
+  for (let i = 0; i < blob.length; i += 10_000) row.append(blob.slice(i, i + 10_000));
+  const running = row.render(60).map(plainText);
+  assert.ok(running.length <= 1 + 3, running.join("\n"));
+  assert.match(running[1], /^ {2}│ …x+$/);
+  assert.match(running.at(-1)!, /THE END$/);
+  row.end({ ok: false, output: "", error: "cancelled" }, 9);
+  const cancelled = row.render(60).map(plainText);
+  assert.ok(cancelled.length <= 2 + 3, cancelled.join("\n"));
+  assert.match(cancelled.at(-1)!, /THE END$/);
+  // Expanded, all of it; the viewer has all of it too.
+  row.expanded = true;
+  assert.ok(row.render(60).length > 1000);
+  assert.equal(row.output().text, blob);
+});
