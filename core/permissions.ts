@@ -254,6 +254,13 @@ export interface PermissionPlaces {
   readonly workspace: string;
   /** The home directory, for `~/` (without it, `~` is an ordinary name). */
   readonly home?: string;
+  /**
+   * Where an absolute path really leads, symbolic links followed (for a path that does not
+   * exist yet, its deepest existing folder's). With it, an allow rule covers a path only when
+   * the path as written and the place it leads to both match (`write(src/**)` does not cover
+   * `src/link/.bashrc` when `src/link` leads home), and a deny or ask rule matches either.
+   */
+  readonly realPath?: (path: string) => string;
 }
 
 /**
@@ -358,15 +365,50 @@ function compile(entry: PermissionEntry, places: PermissionPlaces): CompiledRule
     };
   }
   const path = new RegExp(`^${globBody(absolutePattern(pattern, places), "path")}$`);
+  const realPath = places.realPath;
+  if (realPath === undefined) {
+    return {
+      entry,
+      named,
+      matches: (call) => named(call) && path.test(absolutePattern(pathArg(call), places)),
+    };
+  }
+  // The rule's own places followed too, so a workspace reached through a link still matches.
+  const real = new RegExp(`^${globBody(absolutePattern(pattern, realPlaces(places)), "path")}$`);
   return {
     entry,
     named,
     matches: (call) => {
       if (!named(call)) return false;
-      const arg = stringArg(call.args, "path") ?? ".";
-      return path.test(absolutePattern(arg, places));
+      const written = absolutePattern(pathArg(call), places);
+      const reached = followed(realPath, written);
+      return entry.effect === "allow"
+        ? path.test(written) && real.test(reached)
+        : path.test(written) || real.test(reached);
     },
   };
+}
+
+function pathArg(call: PermissionCall): string {
+  return stringArg(call.args, "path") ?? ".";
+}
+
+function realPlaces(places: PermissionPlaces): PermissionPlaces {
+  const realPath = places.realPath!;
+  const home = places.home;
+  return {
+    workspace: followed(realPath, places.workspace),
+    ...(home === undefined ? {} : { home: followed(realPath, home) }),
+  };
+}
+
+// A resolver that fails leaves the path as written: the lexical match still applies.
+function followed(realPath: (path: string) => string, path: string): string {
+  try {
+    return realPath(path);
+  } catch {
+    return path;
+  }
 }
 
 function verdictOf(entry: PermissionEntry): PermissionVerdict {

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import {
   type AmberConfig,
   parsePermissionRule,
@@ -242,6 +242,7 @@ export class SessionPermissions {
     return new PermissionRules([...this.#config, ...local, ...own], {
       workspace: this.#sources.workspace,
       ...(this.#sources.home === undefined ? {} : { home: this.#sources.home }),
+      realPath: followLinks,
     });
   }
 
@@ -274,5 +275,22 @@ export function originName(origin: RuleOrigin): string {
       return WORKSPACE_PERMISSIONS_FILE;
     case "amber":
       return "amber's own rules";
+  }
+}
+
+// Where `path` really leads: its deepest existing ancestor's real path, with the rest of the
+// path (not created yet) appended as written.
+function followLinks(path: string): string {
+  const rest: string[] = [];
+  let at = path;
+  for (;;) {
+    try {
+      return join(Deno.realPathSync(at), ...rest.reverse());
+    } catch {
+      const parent = dirname(at);
+      if (parent === at) return path;
+      rest.push(basename(at));
+      at = parent;
+    }
   }
 }

