@@ -18,11 +18,12 @@ import type {
 } from "@amber/core";
 import { credentialSafeHeaders, Redactor } from "./_credentials.ts";
 import { errorText, networkReason } from "./_failure_text.ts";
+import { httpFailure } from "./_http_failure.ts";
+import { fetchListing, type ListingContext, unreadableListing } from "./_model_listing.ts";
 import { parseModelFacts } from "./model_facts.ts";
 import { ProviderError } from "./_provider_error.ts";
 import {
   type Failure,
-  headerDelayMs,
   positive,
   realSleep,
   retryDelayMs,
@@ -164,7 +165,7 @@ const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
  */
 export class ProviderClient {
   // Set at construction, or once a dialect given as a promise has loaded; every request waits
-  // for that, so the helpers below that run on a response may take it as set.
+  // for that, so what runs on a response finds it set.
   #dialect: Dialect | undefined;
   readonly #loading: Promise<Dialect>;
   readonly #settings: ProviderSettings;
@@ -401,7 +402,7 @@ export class ProviderClient {
               if (signal?.aborted) return outcome(attempt, true);
               // The error body is only a better message; the status alone still says enough.
             }
-            failure = await this.#httpFailure(response, text);
+            failure = await httpFailure(dialect, response, text, this.#redactor);
           }
         }
       }
@@ -506,13 +507,13 @@ export class ProviderClient {
    * ```
    */
   async models(signal?: AbortSignal): Promise<string[]> {
-    const { dialect, url, status, text } = await this.#listing(signal, true);
+    const { dialect, url, status, text } = await fetchListing(this.#listingContext(), signal, true);
     try {
-      // There is a parseModels: #listing checked, before anything was sent.
+      // There is a parseModels: fetchListing checked, before anything was sent.
       const models = dialect.parseModels!(text);
       return models instanceof Promise ? await models : models;
     } catch (error) {
-      throw this.#unreadableListing(url, status, error);
+      throw unreadableListing(url, status, error, this.#redactor);
     }
   }
 
@@ -545,154 +546,28 @@ export class ProviderClient {
    * ```
    */
   async listModelFacts(signal?: AbortSignal): Promise<ModelInfo[]> {
-    const { url, status, text } = await this.#listing(signal, false);
+    const { url, status, text } = await fetchListing(this.#listingContext(), signal, false);
     try {
       return parseModelFacts(text);
     } catch (error) {
-      throw this.#unreadableListing(url, status, error);
+      throw unreadableListing(url, status, error, this.#redactor);
     }
   }
 
-  // The models request, sent and answered with success; reading the body is the caller's. The
-  // plain listing needs the dialect's parseModels; the facts are read the same way for every
-  // protocol.
-  async #listing(
-    signal: AbortSignal | undefined,
-    needsParser: boolean,
-  ): Promise<{ dialect: Dialect; url: string; status: number; text: string }> {
-    let dialect: Dialect;
-    try {
-      dialect = this.#dialect ?? await this.#loading;
-    } catch (error) {
-      throw new ProviderError(
-        this.#redact(`the dialect could not be loaded: ${errorText(error)}`),
-        { url: this.#redact(this.#settings.baseUrl), retryable: false },
-        { cause: this.#redactor.safeCause(error) },
-      );
-    }
-    if (
-      dialect.modelsRequest === undefined || (needsParser && dialect.parseModels === undefined)
-    ) {
-      throw new ProviderError(`the ${dialect.flavor} protocol cannot list models`, {
-        url: this.#redact(this.#settings.baseUrl),
-        retryable: false,
-      });
-    }
-    let spec: HttpRequestSpec;
-    try {
-      const built = dialect.modelsRequest(this.#settings);
-      spec = built instanceof Promise ? await built : built;
-    } catch (error) {
-      throw new ProviderError(
-        this.#redact(
-          `the ${dialect.flavor} models request could not be built: ${errorText(error)}`,
-        ),
-        { url: this.#redact(this.#settings.baseUrl), retryable: false },
-        { cause: this.#redactor.safeCause(error) },
-      );
-    }
-    const url = this.#redact(spec.url);
-    let status: number;
-    let text: string;
-    {
-      // The deadline covers the body too: a listing is one small answer, not a stream.
-      using call = this.#timed(spec.url, signal);
-      try {
-        const response = await call.fetch({
-          method: spec.method,
-          headers: credentialSafeHeaders(spec.headers),
-          ...(spec.body === undefined ? {} : { body: spec.body }),
-        });
-        status = response.status;
-        text = await response.text();
-      } catch (error) {
-        const message = signal?.aborted
-          ? `listing models at ${url} was cancelled`
-          : call.timedOut
-          ? `listing models at ${url} timed out after ${durationText(this.#timeoutMs)}`
-          : `cannot reach ${url}: ${networkReason(error)}`;
-        throw new ProviderError(
-          this.#redact(message),
-          { url, retryable: !signal?.aborted },
-          { cause: this.#redactor.safeCause(error) },
-        );
-      }
-    }
-    if (status < 200 || status > 299) {
-      const message = await this.#errorMessage(status, text);
-      throw new ProviderError(
-        this.#redact(`listing models at ${url} failed: ${message}`),
-        { url, status, retryable: await this.#isRetryable(status, text) },
-      );
-    }
-    return { dialect, url, status, text };
-  }
-
-  #unreadableListing(url: string, status: number, error: unknown): ProviderError {
-    return new ProviderError(
-      this.#redact(`the models listing from ${url} could not be read: ${errorText(error)}`),
-      { url, status, retryable: false },
-      { cause: this.#redactor.safeCause(error) },
-    );
+  /** What the models request needs from this client (the dialect as far as it has loaded). */
+  #listingContext(): ListingContext {
+    return {
+      dialect: this.#dialect ?? this.#loading,
+      settings: this.#settings,
+      redactor: this.#redactor,
+      timeoutMs: this.#timeoutMs,
+      fetch: this.#fetch,
+    };
   }
 
   /** One request under this client's deadline, its `fetch`, and the caller's `signal`. */
   #timed(url: string, signal: AbortSignal | undefined): TimedFetch {
     return new TimedFetch(url, { timeoutMs: this.#timeoutMs, signal, fetch: this.#fetch });
-  }
-
-  // An error path: a dialect in a plugin process answers these later, so they are awaited.
-  async #httpFailure(response: Response, body: string): Promise<Failure> {
-    const status = response.status;
-    const shouldRetry = response.headers.get("x-should-retry");
-    const retryable = shouldRetry === "true"
-      ? true
-      : shouldRetry === "false"
-      ? false
-      : await this.#isRetryable(status, body);
-    let serverDelayMs = headerDelayMs(response.headers);
-    if (serverDelayMs === undefined) {
-      try {
-        const fromBody = await this.#dialect!.retryDelayMs?.(status, body);
-        if (typeof fromBody === "number" && Number.isFinite(fromBody) && fromBody >= 0) {
-          serverDelayMs = fromBody;
-        }
-      } catch {
-        // An unreadable retry hint is no hint.
-      }
-    }
-    return {
-      message: this.#redact(await this.#errorMessage(status, body)),
-      retryable,
-      status,
-      ...(serverDelayMs === undefined ? {} : { serverDelayMs }),
-      ...(await this.#isContextOverflow(status, body) ? { contextOverflow: true } : {}),
-    };
-  }
-
-  // The kernel compacts and retries once on an overflow; a dialect that cannot tell says no.
-  async #isContextOverflow(status: number, body: string): Promise<boolean> {
-    try {
-      return await this.#dialect!.isContextOverflow(status, body) === true;
-    } catch {
-      return false;
-    }
-  }
-
-  async #isRetryable(status: number, body: string): Promise<boolean> {
-    try {
-      return await this.#dialect!.isRetryable(status, body);
-    } catch {
-      return status === 429 || status >= 500;
-    }
-  }
-
-  async #errorMessage(status: number, body: string): Promise<string> {
-    try {
-      return await this.#dialect!.errorMessage(status, body);
-    } catch {
-      return `HTTP ${status}`;
-    }
   }
 
   #redact(text: string): string {

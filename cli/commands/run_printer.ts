@@ -21,7 +21,7 @@
 import type { Io } from "../command.ts";
 import { describeCompaction, describeEnd, type SessionListener } from "../session/mod.ts";
 import { sanitizeText } from "../tui/lines.ts";
-import { formatDuration, toolTitle } from "../tui/tool_row.ts";
+import { formatDuration, toolTitle } from "../tui/tool_title.ts";
 
 /**
  * Writes a session's events as `amber run` does.

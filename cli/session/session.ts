@@ -17,12 +17,11 @@ import type { McpSamplingRequest, McpSamplingResult } from "@amber/mcp";
 import {
   type ApprovalPolicy,
   costOf,
-  type FileLock,
   type Message,
   type ModelInfo,
-  type StateCommand,
   type StatusSnapshot,
   type SubagentService,
+  type TokenUsage,
 } from "@amber/core";
 import {
   type ApprovalAnswer,
@@ -45,6 +44,7 @@ import {
   withImages,
 } from "../provider_settings.ts";
 import { pricedEvent, type RunBudget, runBudget, savedCost, Spending } from "./budget.ts";
+import { Conversation } from "./conversation.ts";
 import { describeEnd, type SessionEvent, type SessionListener } from "./events.ts";
 import { ModelFacts } from "./model_facts.ts";
 import type {
@@ -95,12 +95,8 @@ export class AgentSession {
   #secretValues: readonly string[] = [];
   #redactor = new SecretRedactor([]);
   #events = new EventRedactor(this.#redactor);
-  #file: SessionFile | undefined;
-  // Held while the session file is this session's to write: one writer per file.
-  #lock: FileLock | undefined;
-  #history: Message[] = [];
-  #state: StateCommand[] = [];
-  #step = 0;
+  // Set by `open` before anyone holds the session.
+  #conversation!: Conversation;
   #usage = { promptTokens: 0, completionTokens: 0 };
   readonly #spending = new Spending();
   readonly #facts = new ModelFacts();
@@ -120,6 +116,7 @@ export class AgentSession {
     const session = new AgentSession(options);
     const host = await options.openHost({ subagents: session.#subagents });
     session.#host = host;
+    session.#conversation = new Conversation(host.configDir);
     session.#approval = options.approval ?? host.config.approval ?? "ask";
     session.#permissions = await SessionPermissions.load({
       configDir: host.configDir,
@@ -145,7 +142,7 @@ export class AgentSession {
 
   /** The session id, once the first turn created the file (or one was resumed). */
   get id(): string | undefined {
-    return this.#file?.id;
+    return this.#conversation.id;
   }
 
   /** The model in use (what was asked for, when the provider could not be resolved). */
@@ -188,7 +185,7 @@ export class AgentSession {
 
   /** The conversation so far. */
   get messages(): readonly Message[] {
-    return this.#history;
+    return this.#conversation.messages;
   }
 
   /**
@@ -276,27 +273,14 @@ export class AgentSession {
     const signal = options.signal ?? NEVER;
     this.#spending.startTurn();
     const budget = await this.#budget();
-    const created = this.#file === undefined;
-    if (this.#file === undefined) {
-      const id = newSessionId(new Date());
-      // A new id cannot be held by anyone yet: the lock is taken alongside creating the file.
-      const [lock, file] = await Promise.allSettled([
-        lockSession(this.host.configDir, id),
-        this.#create(id, prompt),
-      ]);
-      if (lock.status === "rejected") {
-        if (file.status === "fulfilled") file.value.close();
-        throw lock.reason;
-      }
-      if (file.status === "rejected") {
-        lock.value.release();
-        throw file.reason;
-      }
-      this.#lock = lock.value;
-      this.#file = file.value;
-      this.#emit({ type: "session", id, resumed: false });
+    const conversation = this.#conversation;
+    let file = conversation.file;
+    const created = file === undefined;
+    if (file === undefined) {
+      file = await conversation.start((id) => this.#create(id, prompt));
+      this.#emit({ type: "session", id: file.id, resumed: false });
     }
-    const firstStep = this.#step;
+    const firstStep = conversation.step;
     let next = firstStep;
     // Whether the model said anything: a first turn refused before that is no conversation.
     const reply = new ReplyWatch();
@@ -304,9 +288,9 @@ export class AgentSession {
     this.#ask = options.ask;
     this.#busy = true;
     try {
-      const run = await this.#run(prompt, this.#file, signal, budget, {
-        history: this.#history,
-        historyState: this.#state,
+      const run = await this.#run(prompt, file, signal, budget, {
+        history: conversation.messages,
+        historyState: conversation.state,
         firstStep,
         onEvent: (event) => {
           reply.see(event);
@@ -319,18 +303,14 @@ export class AgentSession {
         },
       });
       const result = keyText.result(run);
-      this.#history = [...result.messages];
-      this.#state = [...result.state].map(([key, value]) => ({ op: "set", key, value }));
-      this.#step = next;
-      this.#usage.promptTokens += result.usage.promptTokens;
-      this.#usage.completionTokens += result.usage.completionTokens;
+      conversation.advance(result, next);
+      this.#count(result.usage);
       this.#spending.runEnded(result.cost);
-      if (created && reply.refused(result.cause)) await this.#discard();
+      if (created && reply.refused(result.cause)) await conversation.discard();
       return result;
     } catch (error) {
-      // The run broke off without its result: the file (the prompt is in it before the first
-      // model call, and every committed step) is what the conversation now is.
-      await this.#reload(this.#file);
+      // The run broke off without its result: what the file holds is the conversation now.
+      await conversation.reload();
       throw this.#redactError(error);
     } finally {
       this.#ask = undefined;
@@ -338,29 +318,6 @@ export class AgentSession {
       // Text held back as a possible start of a key goes out with the turn, however it ended.
       this.#events.flush((event) => this.#deliver(event));
     }
-  }
-
-  // The session file of a first turn that never got a reply: `amber sessions` would list a
-  // conversation there never was, and `--resume` would continue nothing.
-  async #discard(): Promise<void> {
-    const file = this.#file;
-    if (file === undefined) return;
-    // The file goes while the lock is held: no one resumes it half-removed.
-    file.close();
-    this.#file = undefined;
-    await Deno.remove(file.path).catch(() => {});
-    this.#forget();
-  }
-
-  // Lets go of the conversation (its file, its lock, what it said): the next turn starts anew.
-  #forget(): void {
-    this.#file?.close();
-    this.#file = undefined;
-    this.#lock?.release();
-    this.#lock = undefined;
-    this.#history = [];
-    this.#state = [];
-    this.#step = 0;
   }
 
   /**
@@ -391,8 +348,7 @@ export class AgentSession {
         sink,
         signal,
       ));
-    this.#usage.promptTokens += answer.usage.promptTokens;
-    this.#usage.completionTokens += answer.usage.completionTokens;
+    this.#count(answer.usage);
     this.#spend(costOf(answer.usage, info.prices));
     const content = answer.result.content;
     return content.type === "text"
@@ -405,34 +361,18 @@ export class AgentSession {
    * "always" are forgotten. A cut-off last line is moved aside and said as a `torn` event.
    */
   async resume(id: string): Promise<{ readonly messages: readonly Message[]; tornTo?: string }> {
-    // Before anything is read or a torn line moved: another process may be writing the file.
-    const lock = this.#file?.id === id ? this.#lock : await lockSession(this.host.configDir, id);
-    let resumed;
-    try {
-      resumed = await SessionFile.resume(this.host.configDir, id, this.#secretValues);
-    } catch (error) {
-      if (lock !== this.#lock) lock?.release();
-      throw error;
-    }
-    this.#file?.close();
-    if (lock !== this.#lock) this.#lock?.release();
-    this.#lock = lock;
-    this.#file = resumed.file;
-    this.#history = [...resumed.session.messages];
-    this.#state = resumed.session.steps.flatMap((step) => [...(step.state ?? [])]);
-    this.#step = resumed.session.steps.length;
+    const resumed = await this.#conversation.resume(id, this.#secretValues);
     this.#always.clear();
     this.#spending.resume(savedCost(resumed.session));
     if (resumed.tornTo !== undefined) this.#emit({ type: "torn", id, movedTo: resumed.tornTo });
     this.#emit({ type: "session", id, resumed: true });
-    return resumed.tornTo === undefined
-      ? { messages: this.#history }
-      : { messages: this.#history, tornTo: resumed.tornTo };
+    const messages = this.#conversation.messages;
+    return resumed.tornTo === undefined ? { messages } : { messages, tornTo: resumed.tornTo };
   }
 
   /** Starts over: the next turn opens a new session file; "always" answers are forgotten. */
   reset(): void {
-    this.#forget();
+    this.#conversation.forget();
     this.#always.clear();
     this.#spending.forget();
   }
@@ -451,8 +391,9 @@ export class AgentSession {
   ): Promise<CompactionOutcome> {
     this.ready();
     if (this.#busy) throw new Error("a turn is running: compact after it ends");
-    const file = this.#file;
-    if (file === undefined || this.#history.length === 0) {
+    const conversation = this.#conversation;
+    const file = conversation.file;
+    if (file === undefined || conversation.messages.length === 0) {
       return {
         compacted: false,
         tokensBefore: 0,
@@ -469,20 +410,17 @@ export class AgentSession {
         runtime: this.host.runtime,
         model: this.#client!,
         modelName: this.#resolved!.model,
-        history: this.#history,
-        historyState: this.#state,
+        history: conversation.messages,
+        historyState: conversation.state,
         session: file,
-        step: this.#step,
+        step: conversation.step,
         ...(wanted ? { instructions: wanted } : {}),
         signal: options.signal ?? NEVER,
         onEvent: (event: RunEvent) => this.#emit(pricedEvent(event, budget)),
       });
-      if (outcome.compacted) this.#history = [...messages];
+      if (outcome.compacted) conversation.compacted(messages);
       // The summary is a model call like any other: its tokens and dollars are the session's.
-      if (usage !== undefined) {
-        this.#usage.promptTokens += usage.promptTokens;
-        this.#usage.completionTokens += usage.completionTokens;
-      }
+      if (usage !== undefined) this.#count(usage);
       this.#spending.spend(cost, false);
       return outcome;
     } catch (error) {
@@ -495,20 +433,13 @@ export class AgentSession {
 
   /** Closes the session file (the host is the opener's to close). */
   close(): void {
-    this.#file?.close();
-    this.#lock?.release();
-    this.#lock = undefined;
+    this.#conversation.close();
   }
 
-  async #reload(file: SessionFile): Promise<void> {
-    try {
-      const saved = await SessionFile.load(this.host.configDir, file.id);
-      this.#history = [...saved.messages];
-      this.#state = saved.steps.flatMap((step) => [...(step.state ?? [])]);
-      this.#step = saved.steps.length;
-    } catch {
-      // Unreadable now: the next turn goes on from what the session last knew.
-    }
+  // Tokens of a turn, a compaction's summary or a sampling call: the session's count.
+  #count(usage: TokenUsage): void {
+    this.#usage.promptTokens += usage.promptTokens;
+    this.#usage.completionTokens += usage.completionTokens;
   }
 
   // Every front end prints a thrown error's message: it must not carry a key either. The error
@@ -677,7 +608,7 @@ export class AgentSession {
   async #subagent(prompt: string, signal: AbortSignal): Promise<string> {
     this.ready();
     const budget = await this.#budget();
-    const parent = this.#file?.id ?? newSessionId(new Date());
+    const parent = this.#conversation.id ?? newSessionId(new Date());
     const id = `${parent}-task${++this.#tasks}`;
     // Its file is a session like any other (`--resume` takes it): one writer, for its whole life.
     const lock = await lockSession(this.host.configDir, id);

@@ -24,9 +24,11 @@ import { type StyledLine, wrapSpans } from "./lines.ts";
 import { MarkdownStream } from "./markdown.ts";
 import { OutputViewer } from "./output_viewer.ts";
 import { type Style, Styles } from "./style.ts";
-import { callKey, type ToolLabel, type ToolOutput, ToolRow } from "./tool_row.ts";
+import { type ToolOutput, ToolRow } from "./tool_row.ts";
+import { callKey, type ToolLabel } from "./tool_title.ts";
 
-export { type ToolLabel, toolLabel, type ToolOutput } from "./tool_row.ts";
+export type { ToolOutput } from "./tool_row.ts";
+export { type ToolLabel, toolLabel } from "./tool_title.ts";
 
 /** How a notice looks. */
 export type NoticeTone = "info" | "good" | "warn" | "error" | "dim";

@@ -12,7 +12,7 @@
 import type { SessionEvent } from "../session/mod.ts";
 import { sanitizeText } from "./lines.ts";
 import { type Meter, meterStreaming } from "./meter.ts";
-import { callKey } from "./tool_row.ts";
+import { callKey } from "./tool_title.ts";
 
 /** One tool call running. */
 interface RunningCall {

@@ -15,7 +15,8 @@ import type { SessionEvent } from "../../cli/session/mod.ts";
 import { plainText } from "../../cli/tui/lines.ts";
 import { PanelView } from "../../cli/tui/panel_view.ts";
 import { Screen } from "../../cli/tui/screen.ts";
-import { ToolRow, toolTitle } from "../../cli/tui/tool_row.ts";
+import { ToolRow } from "../../cli/tui/tool_row.ts";
+import { toolTitle } from "../../cli/tui/tool_title.ts";
 import { toolLabel, TranscriptView } from "../../cli/tui/transcript_view.ts";
 import { openFakeSession } from "../cli/_fake_session.ts";
 
