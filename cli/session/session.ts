@@ -56,7 +56,8 @@ import type {
 import { allowanceRecorder, providerSnapshot, resolveProviderFor } from "./provider.ts";
 import { SessionPermissions } from "./permissions.ts";
 import { ProtectedPaths, protectedPathsGate } from "./protected_paths.ts";
-import { configuredKeys, EventRedactor, SecretRedactor } from "./redact.ts";
+import { configuredKeys } from "./redact.ts";
+import { KnownKeys } from "./known_keys.ts";
 import { gatherSample, samplingMessages, type SamplingParams } from "./sampling.ts";
 import { lockSession } from "./session_lock.ts";
 import { KeyRejections } from "./key_rejections.ts";
@@ -89,12 +90,7 @@ export class AgentSession {
   #client: ProviderClient | undefined;
   #key: string | undefined;
   #problem: Error | undefined;
-  // Every key the session knows of (the one in use, every configured provider's that is set):
-  // replaced in the events front ends show, in the tool results the model is sent, and in the
-  // session file.
-  #secretValues: readonly string[] = [];
-  #redactor = new SecretRedactor([]);
-  #events = new EventRedactor(this.#redactor);
+  readonly #keys = new KnownKeys();
   // Set by `open` before anyone holds the session.
   #conversation!: Conversation;
   #usage = { promptTokens: 0, completionTokens: 0 };
@@ -180,7 +176,7 @@ export class AgentSession {
    * prints that did not come as an event (an error, a diagnostic). Events come redacted.
    */
   redact(text: string): string {
-    return this.#redactor.redact(text);
+    return this.#keys.redact(text);
   }
 
   /** The conversation so far. */
@@ -198,7 +194,7 @@ export class AgentSession {
 
   /** What the front end should say when the session starts (an untrusted rules file). */
   get notices(): readonly string[] {
-    return this.#permissions.notices.map((text) => this.#redactor.redact(text));
+    return this.#permissions.notices.map((text) => this.#keys.redact(text));
   }
 
   /** The tools answered "always" in this session, asked no more until a reset or resume. */
@@ -311,12 +307,12 @@ export class AgentSession {
     } catch (error) {
       // The run broke off without its result: what the file holds is the conversation now.
       await conversation.reload();
-      throw this.#redactError(error);
+      throw this.#keys.redactError(error);
     } finally {
       this.#ask = undefined;
       this.#busy = false;
       // Text held back as a possible start of a key goes out with the turn, however it ended.
-      this.#events.flush((event) => this.#deliver(event));
+      this.#keys.flush((event) => this.#deliver(event));
     }
   }
 
@@ -352,7 +348,7 @@ export class AgentSession {
     this.#spend(costOf(answer.usage, info.prices));
     const content = answer.result.content;
     return content.type === "text"
-      ? { ...answer.result, content: { ...content, text: this.#redactor.redact(content.text) } }
+      ? { ...answer.result, content: { ...content, text: this.#keys.redact(content.text) } }
       : answer.result;
   }
 
@@ -361,7 +357,7 @@ export class AgentSession {
    * "always" are forgotten. A cut-off last line is moved aside and said as a `torn` event.
    */
   async resume(id: string): Promise<{ readonly messages: readonly Message[]; tornTo?: string }> {
-    const resumed = await this.#conversation.resume(id, this.#secretValues);
+    const resumed = await this.#conversation.resume(id, this.#keys.values);
     this.#always.clear();
     this.#spending.resume(savedCost(resumed.session));
     if (resumed.tornTo !== undefined) this.#emit({ type: "torn", id, movedTo: resumed.tornTo });
@@ -424,10 +420,10 @@ export class AgentSession {
       this.#spending.spend(cost, false);
       return outcome;
     } catch (error) {
-      throw this.#redactError(error);
+      throw this.#keys.redactError(error);
     } finally {
       this.#busy = false;
-      this.#events.flush((event) => this.#deliver(event));
+      this.#keys.flush((event) => this.#deliver(event));
     }
   }
 
@@ -442,20 +438,9 @@ export class AgentSession {
     this.#usage.completionTokens += usage.completionTokens;
   }
 
-  // Every front end prints a thrown error's message: it must not carry a key either. The error
-  // keeps its class (callers tell errors apart by it), only its text changes.
-  #redactError(error: unknown): unknown {
-    if (!(error instanceof Error)) return error;
-    const message = this.#redactor.redact(error.message);
-    if (message === error.message) return error;
-    error.message = message;
-    if (error.stack !== undefined) error.stack = this.#redactor.redact(error.stack);
-    return error;
-  }
-
   #emit(event: SessionEvent): void {
     if (event.type === "session") this.host.processes.session = event.id;
-    this.#events.apply(event, (redacted) => this.#deliver(redacted));
+    this.#keys.apply(event, (redacted) => this.#deliver(redacted));
   }
 
   #deliver(event: SessionEvent): void {
@@ -465,14 +450,9 @@ export class AgentSession {
   // Called whenever the provider is resolved: the key in use may have changed.
   #learnSecrets(keyEnv: string | undefined): void {
     const env = this.#options.env ?? ((name: string) => Deno.env.get(name));
-    const values = new Set(configuredKeys(this.host, env, keyEnv));
-    if (this.#key !== undefined) values.add(this.#key);
-    for (const old of this.#secretValues) values.add(old);
-    if (values.size === this.#secretValues.length) return;
-    this.#events.flush((event) => this.#deliver(event));
-    this.#secretValues = [...values];
-    this.#redactor = new SecretRedactor(this.#secretValues);
-    this.#events = new EventRedactor(this.#redactor);
+    const keys = configuredKeys(this.host, env, keyEnv);
+    if (this.#key !== undefined) keys.push(this.#key);
+    this.#keys.learn(keys, (event) => this.#deliver(event));
   }
 
   #describe(): string {
@@ -488,7 +468,7 @@ export class AgentSession {
       provider: this.#resolved!.preset.name,
       model: this.#resolved!.model,
       title: prompt.replace(/\s+/g, " ").slice(0, 80),
-    }, this.#secretValues);
+    }, this.#keys.values);
   }
 
   #resolve(): void {
@@ -598,7 +578,7 @@ export class AgentSession {
       maxSteps: this.#options.maxSteps ?? 50,
       signal,
       // A tool that prints a key (a file holding one, `env`) must not hand it to the model.
-      redact: (text) => this.#redactor.redact(text),
+      redact: (text) => this.#keys.redact(text),
       onResponse: allowanceRecorder(this.host, resolved, this.#client!),
     });
   }

@@ -455,6 +455,9 @@ export class TuiApp {
 
   #startTurn(prompt: string): void {
     this.#transcript.addUser(prompt);
+    // The last answer's figures are not this turn's, from the moment it is sent: its first step
+    // may wait for attached files to be read, or for the provider.
+    this.#view = { ...this.#view, meter: INITIAL_VIEW.meter };
     if (this.#session.problem !== undefined) {
       this.#transcript.notice(this.#session.problem, "error");
       return;

@@ -43,3 +43,28 @@ Deno.test("after /clear the bar shows none of the last conversation's figures", 
   const after = await t.waitFor((s) => !s.includes("an answer"), "the cleared screen");
   assert.doesNotMatch(bar(after), /↑|↓|tok\/s|\d ms|ctx/, bar(after));
 });
+
+Deno.test("from the moment a prompt is sent, the bar shows none of the last answer's figures", async () => {
+  await using t = await startTui({
+    turns: [
+      { text: "first answer", usage: { promptTokens: 1200, completionTokens: 34 } },
+      { text: "second answer" },
+    ],
+  });
+  await t.waitFor(/^›$/m, "the prompt");
+  t.terminal.type("one\r");
+  await t.waitFor((s) => /↑1\.2k ↓34/.test(bar(s)), "the first answer's figures");
+  await t.idle();
+  assert.equal(t.tui.app.snapshot().completionTokens, 34);
+  // Synchronously, before the turn's first event (or its attachments) can arrive.
+  t.terminal.type("two\r");
+  const sent = t.tui.app.snapshot();
+  assert.deepEqual([sent.completionTokens, sent.promptTokens, sent.tps, sent.latencyMs], [
+    0,
+    0,
+    0,
+    0,
+  ]);
+  await t.waitFor(/second answer/);
+  await t.idle();
+});
