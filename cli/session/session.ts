@@ -8,7 +8,8 @@
  * and `task` all drive it; a front end renders its events and answers its two questions: may this
  * tool run (the turn's `ask`), and stop (the turn's `signal`). It compacts the conversation when
  * asked (`compact`). Its events reach front ends with the keys it knows of redacted
- * (`redact.ts`), and it holds its session file's lock while it has the file (`session_lock.ts`).
+ * (`known_keys.ts`), and its open conversation holds the session file's lock while it has the
+ * file (`conversation.ts`); each `task` sub-agent has a file of its own (`subagent_sessions.ts`).
  *
  * @module
  */
@@ -27,7 +28,6 @@ import {
   type ApprovalAnswer,
   type ApprovalRequest,
   compactConversation,
-  newSessionId,
   runAgent,
   type RunEvent,
   type RunOptions,
@@ -45,7 +45,7 @@ import {
 } from "../provider_settings.ts";
 import { pricedEvent, type RunBudget, runBudget, savedCost, Spending } from "./budget.ts";
 import { Conversation } from "./conversation.ts";
-import { describeEnd, type SessionEvent, type SessionListener } from "./events.ts";
+import type { SessionEvent, SessionListener } from "./events.ts";
 import { ModelFacts } from "./model_facts.ts";
 import type {
   AgentSessionOptions,
@@ -59,7 +59,7 @@ import { ProtectedPaths, protectedPathsGate } from "./protected_paths.ts";
 import { configuredKeys } from "./redact.ts";
 import { KnownKeys } from "./known_keys.ts";
 import { gatherSample, samplingMessages, type SamplingParams } from "./sampling.ts";
-import { lockSession } from "./session_lock.ts";
+import { subagentAnswer, subagentGate, SubagentSessions } from "./subagent_sessions.ts";
 import { KeyRejections } from "./key_rejections.ts";
 import { ReplyWatch } from "./reply_watch.ts";
 
@@ -81,7 +81,7 @@ export class AgentSession {
     run: (prompt, { signal }) => this.#subagent(prompt, signal),
   };
   #host: Host | undefined;
-  #tasks = 0;
+  readonly #tasks = new SubagentSessions();
   #approval: ApprovalPolicy = "ask";
   // Set by `open` before anyone holds the session.
   #permissions!: SessionPermissions;
@@ -583,38 +583,16 @@ export class AgentSession {
     });
   }
 
-  // A sub-agent runs on the session's provider and environment with its own session file, and
-  // cannot start another: the recursion would have no bound but max steps.
+  // A sub-agent runs on the session's provider and environment, with a file of its own.
   async #subagent(prompt: string, signal: AbortSignal): Promise<string> {
     this.ready();
     const budget = await this.#budget();
-    const parent = this.#conversation.id ?? newSessionId(new Date());
-    const id = `${parent}-task${++this.#tasks}`;
-    // Its file is a session like any other (`--resume` takes it): one writer, for its whole life.
-    const lock = await lockSession(this.host.configDir, id);
-    let file: SessionFile;
-    try {
-      file = await this.#create(id, prompt);
-    } catch (error) {
-      lock.release();
-      throw error;
-    }
-    try {
-      const result = await this.#run(prompt, file, signal, budget, {
-        hostGate: ({ call }) =>
-          call.name === "task"
-            ? { kind: "block", reason: "a sub-agent cannot start another sub-agent" }
-            : { kind: "allow" },
-      });
+    const parent = this.#conversation.id;
+    const create = (id: string) => this.#create(id, prompt);
+    return await this.#tasks.run(this.host.configDir, parent, create, async (file) => {
+      const result = await this.#run(prompt, file, signal, budget, { hostGate: subagentGate });
       this.#spend(result.cost);
-      if (result.cause.kind !== "completed") {
-        throw new Error(`the sub-agent ended without an answer: ${describeEnd(result.cause)}`);
-      }
-      const last = [...result.messages].reverse().find((m) => m.role === "assistant");
-      return last?.content ?? "";
-    } finally {
-      file.close();
-      lock.release();
-    }
+      return subagentAnswer(result);
+    });
   }
 }
