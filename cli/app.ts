@@ -89,6 +89,12 @@ export const COMMANDS: readonly CommandEntry[] = [
         .sessionsCommand,
   },
   {
+    name: "serve",
+    options: ["port", "host"],
+    load: async () =>
+      (await loadModule<typeof import("./commands/serve.ts")>("./commands/serve.ts")).serveCommand,
+  },
+  {
     name: "plugins",
     flags: ["cascade", "dry-run", "json", "grant", "trusted"],
     load: async () =>
@@ -165,6 +171,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () =>
       (await loadModule<typeof import("./commands/providers.ts")>("./commands/providers.ts"))
         .walletCommand,
+  },
+  {
+    name: "acp",
+    options: ["provider", "model", "base-url", "approve", "max-steps"],
+    load: async () =>
+      (await loadModule<typeof import("./commands/acp.ts")>("./commands/acp.ts")).acpCommand,
   },
 ];
 

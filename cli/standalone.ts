@@ -19,6 +19,7 @@ import { runProcess } from "./process_main.ts";
 
 // What `main.ts` loads by computed specifiers (see lazy_modules.ts), as literal imports here.
 provideModules({
+  "./commands/acp.ts": () => import("./commands/acp.ts"),
   "./commands/cmd.ts": () => import("./commands/cmd.ts"),
   "./commands/config.ts": () => import("./commands/config.ts"),
   "./commands/demo.ts": () => import("./commands/demo.ts"),
@@ -31,6 +32,7 @@ provideModules({
   "./commands/plugins_add.ts": () => import("./commands/plugins_add.ts"),
   "./commands/providers.ts": () => import("./commands/providers.ts"),
   "./commands/run.ts": () => import("./commands/run.ts"),
+  "./commands/serve.ts": () => import("./commands/serve.ts"),
   "./commands/sessions.ts": () => import("./commands/sessions.ts"),
   "./commands/tools.ts": () => import("./commands/tools.ts"),
   "./commands/tui.ts": () => import("./commands/tui.ts"),
