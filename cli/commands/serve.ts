@@ -9,6 +9,8 @@
 
 import { UsageError } from "../args.ts";
 import type { CliCommand, CommandContext } from "../command.ts";
+import { isMcpLog } from "../mcp_logs.ts";
+import { plainText } from "../plain_text.ts";
 import { startServer } from "../serve/server.ts";
 
 // The addresses only this machine reaches.
@@ -20,7 +22,8 @@ export const serveCommand: CliCommand = {
   name: "serve",
   usage: `  serve                           amber's sessions over HTTP (bearer token from
       [--port N] [--host ADDR]    AMBER_SERVE_TOKEN, else generated and printed); 127.0.0.1
-                                  by default, port 0 picks a free one`,
+                                  by default, port 0 picks a free one; --provider, --model
+                                  and --base-url are the sessions' defaults`,
   options: ["port", "host"],
   run,
 };
@@ -48,6 +51,11 @@ async function run(context: CommandContext): Promise<number> {
     token,
     plugins: context.plugins,
     defaults: context.overrides,
+    // What an MCP server logs is for `amber doctor`, not the server's output.
+    onDiagnostic: (d) => {
+      if (isMcpLog(d)) return;
+      io.err(plainText(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`));
+    },
     ...(context.configDir === undefined ? {} : { configDir: context.configDir }),
   });
   io.out(`amber: serving on ${server.url}`);

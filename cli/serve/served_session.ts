@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { ApprovalPolicy, Plugin } from "@amber/core";
+import type { ApprovalPolicy, Diagnostic, Plugin } from "@amber/core";
 import type { ApprovalAnswer, ApprovalRequest } from "@amber/core/kernel";
 import { type Host, openHost } from "../host.ts";
 import type { EnvReader, ProviderOverrides } from "../provider_settings.ts";
@@ -38,6 +38,8 @@ export interface ServedSessionOptions {
   readonly env?: EnvReader;
   /** How many events the session keeps for replay. */
   readonly eventCapacity?: number;
+  /** Receives the host's diagnostics (a plugin's fault, a corrupt file); dropped otherwise. */
+  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
 }
 
 /** A session as `GET /sessions` lists it. */
@@ -103,6 +105,7 @@ export class ServedSession {
           // A served session has no terminal: its MCP servers connect, a workspace's unapproved
           // one stays out (nobody to ask).
           mcp: { connect: true },
+          ...(options.onDiagnostic === undefined ? {} : { onDiagnostic: options.onDiagnostic }),
         }),
       overrides: options.overrides ?? {},
       approval: options.approve ?? "ask",

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { ApprovalPolicy, Plugin } from "@amber/core";
+import type { ApprovalPolicy, Diagnostic, Plugin } from "@amber/core";
 import { PluginDependentsError, UnknownPluginError } from "@amber/core";
 import type { ApprovalAnswer } from "@amber/core/kernel";
 import type { EnvReader, ProviderOverrides } from "../provider_settings.ts";
@@ -49,6 +49,8 @@ export interface ServerOptions {
   readonly bodyLimit?: number;
   /** How many events each session keeps for replay. */
   readonly eventCapacity?: number;
+  /** Receives each session host's diagnostics (a plugin's fault, a corrupt file). */
+  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
 }
 
 /** A running server. */
@@ -212,6 +214,7 @@ async function create(
       thirdParty: options.thirdParty,
       env: options.env,
       eventCapacity: options.eventCapacity,
+      onDiagnostic: options.onDiagnostic,
     }),
   });
   if (options.closing()) {

@@ -21,11 +21,14 @@ interface Editor extends AsyncDisposable {
   readonly agent: ClientConnection["agent"];
   readonly updates: SessionNotification[];
   readonly permissions: RequestPermissionRequest[];
+  /** How many questions the agent withdrew while they were open. */
+  readonly withdrawn: () => number;
   /** Resolves once an update for which `match` holds has arrived (at most `ms`). */
   until(match: (update: SessionNotification) => boolean, ms?: number): Promise<void>;
 }
 
-// The editor answers permission requests with `answers` in order, then with allow once.
+// The editor answers permission requests with `answers` in order, then with allow once; the
+// answer "wait" leaves the question open until the agent withdraws it.
 function startEditor(
   configDir: string,
   workspace: string,
@@ -47,21 +50,27 @@ function startEditor(
   }).spawn();
   const updates: SessionNotification[] = [];
   const permissions: RequestPermissionRequest[] = [];
+  let withdrawn = 0;
   const waiters = new Set<() => void>();
   const app = client({ name: "test-editor" })
     .onNotification(methods.client.session.update, ({ params }) => {
       updates.push(params);
       for (const wake of [...waiters]) wake();
     })
-    .onRequest(methods.client.session.requestPermission, ({ params }) => {
+    .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
       permissions.push(params);
-      return { outcome: { outcome: "selected", optionId: answers.shift() ?? "allow_once" } };
+      const answer = answers.shift() ?? "allow_once";
+      if (answer !== "wait") return { outcome: { outcome: "selected", optionId: answer } };
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      withdrawn++;
+      return { outcome: { outcome: "cancelled" } };
     });
   const connection = app.connect(ndJsonStream(child.stdin, child.stdout));
   return {
     agent: connection.agent,
     updates,
     permissions,
+    withdrawn: () => withdrawn,
     until(match, ms = 30_000) {
       if (updates.some(match)) return Promise.resolve();
       return new Promise((resolve, reject) => {
@@ -85,6 +94,20 @@ function startEditor(
       assert.equal(status.code, 0, "amber acp ends cleanly when stdin closes");
     },
   };
+}
+
+// `promise`, or a failure once `ms` passed: a turn that ignores a cancel fails the test instead
+// of hanging it.
+async function within<T>(promise: Promise<T>, ms = 30_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function texts(updates: readonly SessionNotification[], kind: string): string {
@@ -138,6 +161,12 @@ Deno.test("amber acp edits a file with the editor's permission, then loads the s
     });
     assert.equal(response.stopReason, "end_turn");
     assert.equal(await Deno.readTextFile(`${workspace}/a.txt`), "two\n");
+    // The linked file reached the model as a line naming it.
+    const body = server.requests[0].body as { messages: { role: string; content: unknown }[] };
+    assert.equal(
+      body.messages.find((message) => message.role === "user")?.content,
+      `Change one to two in\n\n[file: ${workspace}/a.txt]`,
+    );
     // The edit asked (a rule's question: no "always"), showing its diff; then the command.
     assert.deepEqual(editor.permissions.map((p) => p.toolCall.kind), ["edit", "execute"]);
     const [edit, command] = editor.permissions;
@@ -265,7 +294,7 @@ Deno.test("amber acp cancels a turn mid-stream: the prompt answers cancelled", a
   });
   await editor.until(({ update }) => update.sessionUpdate === "agent_message_chunk");
   await editor.agent.notify(methods.agent.session.cancel, { sessionId });
-  const response = await prompt;
+  const response = await within(prompt);
   assert.equal(response.stopReason, "cancelled");
   assert.ok(stream.sent() < stream.frames, "the answer was cut short");
 });
@@ -334,4 +363,30 @@ Deno.test("amber acp: a failed turn is an error response, with the key redacted"
   const said = `${failed.message} ${JSON.stringify(failed)}`;
   assert.match(said, /bad request/);
   assert.doesNotMatch(said, /sk-test-key-1234/);
+});
+
+Deno.test("amber acp: a cancel withdraws an open permission question; nothing runs", async () => {
+  await using tmp = await tempDir();
+  const workspace = `${tmp.dir}/work`;
+  await Deno.mkdir(workspace, { recursive: true });
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  server.script({ toolCalls: [{ name: "bash", arguments: { command: "touch ran.txt" } }] });
+  await using editor = startEditor(`${tmp.dir}/config`, workspace, `${server.url}/v1`, ["wait"]);
+  await editor.agent.request(methods.agent.initialize, { protocolVersion: 1 });
+  const { sessionId } = await editor.agent.request(methods.agent.session.new, {
+    cwd: workspace,
+    mcpServers: [],
+  });
+  const prompt = editor.agent.request(methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: "text", text: "Make a file." }],
+  });
+  for (let waited = 0; editor.permissions.length === 0; waited += 20) {
+    assert.ok(waited < 30_000, "the permission question never came");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await editor.agent.notify(methods.agent.session.cancel, { sessionId });
+  assert.equal((await within(prompt)).stopReason, "cancelled");
+  assert.equal(editor.withdrawn(), 1);
+  await assert.rejects(Deno.stat(`${workspace}/ran.txt`), Deno.errors.NotFound);
 });

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { makeBundledPlugins } from "@amber/plugins";
 import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
-import { type Server, startServer } from "../../cli/serve/server.ts";
+import { type Server, type ServerOptions, startServer } from "../../cli/serve/server.ts";
 
 const TOKEN = "serve-test-token";
 const KEY = "sk-serve-test-4242";
@@ -18,7 +18,9 @@ interface Served extends AsyncDisposable {
 }
 
 async function serve(
-  options: { bodyLimit?: number; eventCapacity?: number } = {},
+  options: Partial<
+    Pick<ServerOptions, "bodyLimit" | "eventCapacity" | "defaults" | "onDiagnostic">
+  > = {},
 ): Promise<Served> {
   const configDir = await Deno.makeTempDir({ prefix: "amber-serve-" });
   const server = await startServer({
@@ -334,4 +336,28 @@ Deno.test("a session keeps its newest events; a replay from before them starts a
   const replay = await readEvents(s, id, isEnd, {}, "?from=0");
   assert.deepEqual(replay.map((e) => e.id), [0, 1, 2, 3].map((i) => detail.events - 4 + i));
   assert.deepEqual(replay, live.slice(-4));
+});
+
+Deno.test("what a new session leaves out comes from the server's defaults", async () => {
+  await using s = await serve({ defaults: { model: "served-default" } });
+  const { workspace, baseUrl } = await s.workspace([]);
+  const response = await s.call("POST", "/sessions", { workspace, provider: "openai", baseUrl });
+  assert.equal(response.status, 201);
+  assert.equal((await response.json()).model, "served-default");
+  const chosen = await s.call("POST", "/sessions", {
+    workspace,
+    provider: "openai",
+    baseUrl,
+    model: "chosen",
+  });
+  assert.equal((await chosen.json()).model, "chosen");
+});
+
+Deno.test("a session host's diagnostics reach the server's handler", async () => {
+  const diagnostics: string[] = [];
+  await using s = await serve({ onDiagnostic: (d) => diagnostics.push(d.pluginId) });
+  await Deno.mkdir(`${s.configDir}/plugins/tool_read`, { recursive: true });
+  await Deno.writeTextFile(`${s.configDir}/plugins/tool_read/plugin.conf`, "enabled: nope\n");
+  await created(s, []);
+  assert.ok(diagnostics.includes("tool_read"), diagnostics.join(", "));
 });
