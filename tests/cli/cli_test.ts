@@ -94,7 +94,7 @@ Deno.test("unknown plugins, commands, paths, panels and options exit 2 listing w
     [["plugins", "enable", "nope"], /unknown plugin 'nope'; known plugins: hello, metrics/],
     [
       ["frobnicate"],
-      /unknown command 'frobnicate'; commands: demo, run, sessions, plugins, plugin, mcp, config, doctor, tools, cmd, status, panel/,
+      /unknown command 'frobnicate'; commands: demo, run, sessions, serve, plugins, plugin, mcp, config, doctor, tools, cmd, status, panel/,
     ],
     [["cmd", "nope"], /unknown command root 'nope'; roots: set, get, hello/],
     [["cmd", "hello", "wave"], /'hello' has no 'wave'; choose one of: greet/],
