@@ -30,7 +30,8 @@ import {
   type SessionEvent,
 } from "../session/mod.ts";
 import { promptText } from "./prompt_text.ts";
-import { availableCommands, runSlashCommand } from "./slash_commands.ts";
+import { availableCommands } from "./slash_commands.ts";
+import { runSlashCommand } from "../slash_line.ts";
 import {
   diff,
   toolCallEnded,

@@ -11,22 +11,16 @@
  * @module
  */
 
-import {
-  type ApprovalPolicy,
-  type CommandOutcome,
-  DeadlineError,
-  walkCommandTree,
-  withDeadline,
-} from "@amber/core";
+import { type ApprovalPolicy, type CommandOutcome, DeadlineError, withDeadline } from "@amber/core";
 import type { ApprovalAnswer } from "@amber/core/kernel";
 import { intOption, type ParsedArgs, UsageError } from "../args.ts";
 import type { CliCommand, CommandContext, Io } from "../command.ts";
-import { dispatchWithin } from "../command_deadline.ts";
 import type { Host } from "../host.ts";
 import { isMcpLog } from "../mcp_logs.ts";
 import { InterruptPresses } from "../interrupt_presses.ts";
 import { AgentSession, describeEnd, dollars, exitCodeOf, HeldDiagnostics } from "../session/mod.ts";
 import { sanitizeText } from "../tui/lines.ts";
+import { runSlashCommand } from "../slash_line.ts";
 import { runPrinter } from "./run_printer.ts";
 
 const APPROVALS: readonly ApprovalPolicy[] = ["ask", "auto", "deny"];
@@ -255,31 +249,19 @@ const DEFAULT_STARTUP_WAIT_S = 5;
 // (or error) is the run's whole output; so is the error for `/mcp__...` when no such command is
 // there. Any other prompt, slash or not, goes to the model as is.
 async function slashCommand(host: Host, line: string): Promise<CommandOutcome | undefined> {
-  if (!line.startsWith("/")) return undefined;
-  const words = line.slice(1).split(/\s+/).filter((word) => word !== "");
-  const roots = host.registries.command.tree();
-  const { root, node, path, used } = walkCommandTree(roots, words);
-  if (root === undefined || node === undefined) {
-    // An MCP prompt whose server is not there is not a message for the model.
-    if (!words[0]?.startsWith("mcp__")) return undefined;
-    const waiting = (host.mcp?.list() ?? []).filter((view) => view.state.status !== "connected");
-    const states = waiting.map((view) => `${view.name}: ${view.state.status}`).join(", ");
-    return {
-      ok: false,
-      error: `no command '/${words[0]}'${
-        states === "" ? "" : ` (MCP servers not connected: ${states})`
-      }; \`amber mcp list\` shows each server and \`amber mcp test NAME\` why one fails`,
-    };
-  }
-  if (node.action === undefined && node.children.length > 0) {
-    const where = [root.name, ...path].join(" ");
-    return {
-      ok: false,
-      error: `'/${where}': choose one of: ${node.children.map((c) => c.name).join(", ")}`,
-    };
-  }
-  const arg = words.slice(used).join(" ");
-  return await dispatchWithin(host.runtime, host.registries.command, root.name, path, arg);
+  const outcome = await runSlashCommand(host, line);
+  if (outcome !== undefined || !line.startsWith("/")) return outcome;
+  // An MCP prompt whose server is not there is not a message for the model.
+  const first = line.slice(1).split(/\s+/).find((word) => word !== "") ?? "";
+  if (!first.startsWith("mcp__")) return undefined;
+  const waiting = (host.mcp?.list() ?? []).filter((view) => view.state.status !== "connected");
+  const states = waiting.map((view) => `${view.name}: ${view.state.status}`).join(", ");
+  return {
+    ok: false,
+    error: `no command '/${first}'${
+      states === "" ? "" : ` (MCP servers not connected: ${states})`
+    }; \`amber mcp list\` shows each server and \`amber mcp test NAME\` why one fails`,
+  };
 }
 
 // A share of the context window: above 0 and at most 1, as a fraction (0.85) or a percent (85%).
