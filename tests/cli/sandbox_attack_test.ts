@@ -145,7 +145,13 @@ Deno.test("every attack of a sandboxed plugin is stopped with a diagnostic namin
   const [echo, spun, again] = toolResults(scene);
   match(echo, /^good says hi \(pid \d+\)$/);
   match(spun, /tool 'spin_forever' of plugin 'attack_spin_tool' did not finish within 1000 ms/);
-  match(again, /plugin 'attack_spin_tool' is not running: its process was killed/);
+  // The next step finds the killed plugin either still listed (its call is refused as not
+  // running) or already gone from the step's environment (no such tool): which one depends on
+  // when the kill reaches the registry, and either way the tool does not run again.
+  match(
+    again,
+    /plugin 'attack_spin_tool' is not running: its process was killed|there is no tool 'spin_forever'/,
+  );
   for (const [id, { says }] of Object.entries(ATTACKERS)) {
     const lines = diagnosticsOf(result.err, id);
     ok(lines !== "", `no diagnostic names plugin '${id}':\n${result.err}`);
