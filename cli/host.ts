@@ -9,6 +9,7 @@ import {
   type AmberConfig,
   configDir as defaultConfigDir,
   type Diagnostic,
+  type EditorService,
   headlessUi,
   type HostServices,
   type Plugin,
@@ -75,6 +76,11 @@ export interface HostOptions {
   readonly signal?: AbortSignal;
   /** The UI services plugins reach as `host.ui`; a headless one that refuses questions by default. */
   readonly ui?: UiService;
+  /**
+   * The editor's files and terminals (`amber acp` with an editor that offers them): the file
+   * tools and bash go through it instead of the disk and a local process. Absent otherwise.
+   */
+  readonly editor?: EditorService;
   /**
    * What the front end adds to core's own contributions (the interactive session's commands and
    * status segments); they install as core's do.
@@ -225,6 +231,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     ...(options.subagents ? { subagents: options.subagents } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ui: options.ui ?? headlessUi(),
+    ...(options.editor ? { editor: options.editor } : {}),
   };
   // Faults are remembered in the config directory; a plugin whose initialize hung before is held.
   const faults = await HostFaults.open(dir);

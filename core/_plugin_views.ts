@@ -4,6 +4,9 @@
 
 import { readOnlyView } from "./read_only.ts";
 import type {
+  EditorCallOptions,
+  EditorCommand,
+  EditorService,
   HostServices,
   JobService,
   ProcessPolicy,
@@ -104,6 +107,7 @@ const SERVICE_VIEWS: ServiceViews = {
   signal: (signal) => AbortSignal.any([signal]),
   ui: uiView,
   processes: processesView,
+  editor: editorView,
 };
 
 /**
@@ -155,6 +159,29 @@ function processesView(processes: ProcessPolicy): ProcessPolicy {
     },
     track: (group: StartedProcess, command: readonly string[]) => processes.track(group, command),
   });
+}
+
+// Only the members the editor offers: a tool tells what it may use by which are there. The
+// command a plugin passes is copied, so what the editor service keeps is not the plugin's object.
+function editorView(editor: EditorService): EditorService {
+  const view: EditorService = {};
+  if (editor.readTextFile !== undefined) {
+    view.readTextFile = (path: string, options?: EditorCallOptions) =>
+      editor.readTextFile!(path, options);
+  }
+  if (editor.writeTextFile !== undefined) {
+    view.writeTextFile = (path: string, text: string, options?: EditorCallOptions) =>
+      editor.writeTextFile!(path, text, options);
+  }
+  if (editor.runCommand !== undefined) {
+    view.runCommand = (command: EditorCommand) =>
+      editor.runCommand!({
+        ...command,
+        args: [...command.args],
+        ...(command.env === undefined ? {} : { env: { ...command.env } }),
+      }).then(readOnlyView);
+  }
+  return Object.freeze(view);
 }
 
 function uiView(ui: UiService): UiService {

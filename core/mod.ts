@@ -38,6 +38,10 @@ export {
   namespacedExact,
 } from "./bound.ts";
 export type {
+  EditorCallOptions,
+  EditorCommand,
+  EditorCommandResult,
+  EditorService,
   HostServices,
   JobInfo,
   JobService,

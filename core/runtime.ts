@@ -320,13 +320,18 @@ export class PluginRuntime {
    * come back when this plugin does. A switch-off carries out the plan
    * {@linkcode PluginRuntime.planDisable} shows. Calls are serialized: concurrent calls never
    * tear the file and the last call wins. Only the plugin and the plugins that require it are looked at, so a
-   * call costs the same however many plugins are installed.
+   * call costs the same however many plugins are installed. With `persist: false` nothing is
+   * written: the switch holds for this runtime only (a served session's own selection).
    */
   setState(id: string, on: boolean, options: SetStateOptions = {}): Promise<SetStateResult> {
     const record = this.#s.record(id);
+    // Without a config directory the transitions keep the state in memory, as a quarantine does.
+    const transitions = options.persist === false
+      ? { ...this.#s.transitions, configDir: undefined }
+      : this.#s.transitions;
     return this.#s.serial(() => {
       if (on) this.#s.faults.release(record);
-      return switchPlugin(this.#s.transitions, record, on, options);
+      return switchPlugin(transitions, record, on, options);
     });
   }
 

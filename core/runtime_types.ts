@@ -131,6 +131,12 @@ export interface SetStateResult {
 export interface SetStateOptions {
   /** When switching off a plugin that active plugins require, switch those off first. */
   readonly cascade?: boolean;
+  /**
+   * False: the switch holds for this runtime only and `plugin.conf` is left as it is, so other
+   * hosts on the same config directory (another served session, the user's next `amber`) keep
+   * the user's choice. True by default.
+   */
+  readonly persist?: boolean;
 }
 
 /** What {@linkcode PluginRuntime.refresh} found at a step boundary. */

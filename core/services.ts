@@ -92,6 +92,62 @@ export interface ProcessPolicy {
   track(group: StartedProcess, command: readonly string[]): void;
 }
 
+/** What an editor is asked at a call: when to give up. */
+export interface EditorCallOptions {
+  /** Aborted when the call is no longer wanted (the run was cancelled). */
+  readonly signal?: AbortSignal;
+}
+
+/** A command to run in one of the editor's terminals. */
+export interface EditorCommand {
+  /** The program. */
+  readonly command: string;
+  /** Its arguments. */
+  readonly args: readonly string[];
+  /** The absolute directory it runs in. */
+  readonly cwd: string;
+  /** Variables added to the editor's environment for it. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The most output bytes the editor keeps; it drops the start of the output beyond them. */
+  readonly outputByteLimit?: number;
+  /** Aborting it kills the command; the result then says `killed`. */
+  readonly signal: AbortSignal;
+  /**
+   * The tool call the command belongs to, so the front end can show the terminal in that
+   * call's row; the editor service may know it on its own when this is absent.
+   */
+  readonly toolCallId?: string;
+}
+
+/** How a command run in an editor terminal ended. */
+export interface EditorCommandResult {
+  /** The output the editor kept (stdout and stderr as its terminal shows them). */
+  readonly output: string;
+  /** Whether the editor dropped the start of the output to stay within its byte limit. */
+  readonly truncated: boolean;
+  /** The exit code; absent when a signal ended it or the editor did not say. */
+  readonly exitCode?: number;
+  /** The signal that ended it, if one did. */
+  readonly signal?: string;
+  /** Whether it was killed because {@linkcode EditorCommand.signal} aborted. */
+  readonly killed: boolean;
+}
+
+/**
+ * What an editor driving amber (over the Agent Client Protocol) offers instead of amber's own
+ * file and process access. Each member is present only when the editor offers it; a tool uses
+ * a member that is there and its own Deno I/O otherwise. Paths are absolute. A member rejects
+ * with an `Error` when the editor fails or answers nonsense; nothing here throws synchronously.
+ */
+export interface EditorService {
+  /** The text of `path` as the editor has it: an open buffer's unsaved text included. */
+  readTextFile?(path: string, options?: EditorCallOptions): Promise<string>;
+  /** Replaces the whole text of `path` with `text` through the editor, creating the file. */
+  writeTextFile?(path: string, text: string, options?: EditorCallOptions): Promise<void>;
+  /** Runs a command in an editor terminal until it ends or its signal aborts. */
+  runCommand?(command: EditorCommand): Promise<EditorCommandResult>;
+}
+
 /**
  * Services only a host provides. Each is absent until the host attaches it; a capability that
  * needs one declines when it is missing.
@@ -109,6 +165,8 @@ export interface HostServices {
   readonly ui?: UiService;
   /** The environment and the tracking of the processes tools start. */
   readonly processes?: ProcessPolicy;
+  /** The editor's files and terminals, when an editor drives amber and offers them. */
+  readonly editor?: EditorService;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   agent,
   type AgentApp,
   type AgentContext,
+  type ClientCapabilities,
   type ContentBlock,
   methods,
   type PermissionOption,
@@ -22,7 +23,7 @@ import {
   type StopReason,
 } from "@agentclientprotocol/sdk";
 import type { ApprovalAnswer, ApprovalRequest, EndCause } from "@amber/core/kernel";
-import type { Message } from "@amber/core";
+import type { EditorService, Message } from "@amber/core";
 import {
   type AgentSession,
   describeEnd,
@@ -30,7 +31,10 @@ import {
   type SessionEvent,
 } from "../session/mod.ts";
 import { promptText } from "./prompt_text.ts";
+import { acpEditor } from "./editor.ts";
 import { availableCommands } from "./slash_commands.ts";
+import { approvalOfMode, modeState } from "./modes.ts";
+import { configOptions, setConfigOption } from "./config_options.ts";
 import { runSlashCommand } from "../slash_line.ts";
 import {
   diff,
@@ -43,8 +47,11 @@ import {
 
 /** What the ACP agent needs from its command. */
 export interface AcpAgentOptions {
-  /** Opens a session whose host works in `cwd`, the workspace the editor gave. */
-  readonly openSession: (cwd: string) => Promise<AgentSession>;
+  /**
+   * Opens a session whose host works in `cwd`, the workspace the editor gave; its file tools and
+   * bash go through `editor` when the editor offers its files and terminals (see `editor.ts`).
+   */
+  readonly openSession: (cwd: string, editor?: EditorService) => Promise<AgentSession>;
   /** amber's version, told to the editor at `initialize`. */
   readonly version: string;
 }
@@ -119,11 +126,15 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       availableCommands: commands,
     });
   };
-  const open = async (cwd: string): Promise<Live> => ({
-    session: await options.openSession(cwd),
-    cwd,
-    commands: "",
-  });
+  // What the editor said it offers, at initialize.
+  let capabilities: ClientCapabilities | undefined;
+  const open = async (cwd: string, client: AgentContext, sessionId: string): Promise<Live> => {
+    const editor = acpEditor({ client, sessionId, capabilities });
+    const session = await options.openSession(cwd, editor.service);
+    // A command in the editor's terminal shows in the row of the call that runs it.
+    if (editor.service !== undefined) editor.follow(session);
+    return { session, cwd, commands: "" };
+  };
   // The editor hears of the commands now and whenever the tree may have changed; the check
   // waits a tick, since a plugin's event comes before its contributions are in place.
   const watch = (client: AgentContext, sessionId: string, live: Live): void => {
@@ -134,29 +145,36 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
     check();
   };
 
-  app.onRequest(methods.agent.initialize, () => ({
-    protocolVersion: PROTOCOL_VERSION,
-    agentCapabilities: {
-      loadSession: true,
-      promptCapabilities: { embeddedContext: true, image: false, audio: false },
-    },
-    agentInfo: { name: "amber", title: "amber", version: options.version },
-    authMethods: [],
-  }));
+  app.onRequest(methods.agent.initialize, ({ params }) => {
+    capabilities = params.clientCapabilities;
+    return {
+      protocolVersion: PROTOCOL_VERSION,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { embeddedContext: true, image: false, audio: false },
+      },
+      agentInfo: { name: "amber", title: "amber", version: options.version },
+      authMethods: [],
+    };
+  });
 
   app.onRequest(methods.agent.session.new, async ({ params, client }) => {
-    const live = await open(params.cwd);
     const sessionId = crypto.randomUUID();
+    const live = await open(params.cwd, client, sessionId);
     sessions.set(sessionId, live);
     // The first list goes after the response, so the editor knows the session it belongs to.
     watch(client, sessionId, live);
-    return { sessionId };
+    return {
+      sessionId,
+      modes: modeState(live.session.approval),
+      configOptions: await configOptions(live.session),
+    };
   });
 
   app.onRequest(methods.agent.session.load, async ({ params, client }) => {
     const known = sessions.get(params.sessionId);
     const amberId = known?.session.id ?? params.sessionId;
-    const live = await open(params.cwd);
+    const live = await open(params.cwd, client, params.sessionId);
     let messages: readonly Message[];
     try {
       ({ messages } = await live.session.resume(amberId));
@@ -177,7 +195,10 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
     tellCommands(client, params.sessionId, live);
     watch(client, params.sessionId, live);
     await sent;
-    return {};
+    return {
+      modes: modeState(live.session.approval),
+      configOptions: await configOptions(live.session),
+    };
   });
 
   app.onRequest(methods.agent.session.prompt, async ({ params, client }) => {
@@ -219,6 +240,38 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
 
   app.onNotification(methods.agent.session.cancel, ({ params }) => {
     sessions.get(params.sessionId)?.turn?.abort();
+  });
+
+  // A mode or an option switched while a turn runs: see modes.ts and config_options.ts for
+  // when it takes effect. Each switch shows in the other's shape too.
+  app.onRequest(methods.agent.session.setMode, async ({ params, client }) => {
+    const live = sessions.get(params.sessionId);
+    if (live === undefined) {
+      throw RequestError.invalidParams({ sessionId: params.sessionId }, "no such session");
+    }
+    live.session.setApproval(approvalOfMode(params.modeId));
+    send(client, params.sessionId, {
+      sessionUpdate: "config_option_update",
+      configOptions: await configOptions(live.session),
+    });
+    await sent;
+    return {};
+  });
+
+  app.onRequest(methods.agent.session.setConfigOption, async ({ params, client }) => {
+    const live = sessions.get(params.sessionId);
+    if (live === undefined) {
+      throw RequestError.invalidParams({ sessionId: params.sessionId }, "no such session");
+    }
+    const change = await setConfigOption(live.session, params);
+    if (change.mode !== undefined) {
+      send(client, params.sessionId, {
+        sessionUpdate: "current_mode_update",
+        currentModeId: change.mode,
+      });
+      await sent;
+    }
+    return { configOptions: change.configOptions };
   });
 
   return {

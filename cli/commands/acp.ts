@@ -2,7 +2,9 @@
  * `amber acp`: amber as an Agent Client Protocol agent over stdio, for editors (Zed and others)
  * that start it as a subprocess. stdout carries only the protocol; amber's own diagnostics go to
  * stderr. Each session the editor opens works in the workspace the editor names, with the
- * provider and approval options given here, as `amber run` takes them.
+ * provider and approval options given here, as `amber run` takes them. When the editor offers its
+ * file system and terminals, the file tools read and write through it (unsaved buffers
+ * included) and bash runs in its terminal (see `../acp/editor.ts`); otherwise amber's own run.
  *
  * @module
  */
@@ -40,7 +42,7 @@ async function run(context: CommandContext): Promise<number> {
   const maxSteps = intOption(parsed, "max-steps", 50);
   const acp = createAcpAgent({
     version: VERSION,
-    openSession: async (cwd) => {
+    openSession: async (cwd, editor) => {
       const diagnostics = new HeldDiagnostics((d) => {
         if (isMcpLog(d)) return;
         io.err(plainText(`amber: plugin '${d.pluginId}' (${d.where}): ${d.message}`));
@@ -55,6 +57,7 @@ async function run(context: CommandContext): Promise<number> {
               workspace: cwd,
               onDiagnostic: diagnostics.receive,
               mcp: { connect: true },
+              ...(editor === undefined ? {} : { editor }),
             }),
           overrides: context.overrides,
           approval: approve,

@@ -51,7 +51,10 @@ export interface CreateSessionRequest {
   readonly baseUrl?: string;
   /** How approvals are answered; `ask` sends them as `approval` events. */
   readonly approve?: ApprovalPolicy;
-  /** Plugins to enable or disable for this session. */
+  /**
+   * Plugins to enable or disable for this session only, before its first turn: nothing is saved,
+   * so other sessions and later ones start from the user's plugin states.
+   */
   readonly plugins?: {
     readonly enable?: readonly string[];
     readonly disable?: readonly string[];
@@ -355,7 +358,10 @@ export class AmberClient {
     return body.plugins;
   }
 
-  /** Enables a plugin in a session: `POST /sessions/{id}/plugins/{pluginId}/enable`. */
+  /**
+   * Enables a plugin in this session only (nothing is saved):
+   * `POST /sessions/{id}/plugins/{pluginId}/enable`.
+   */
   enablePlugin(id: string, pluginId: string, options?: RequestOptions): Promise<PluginSwitched> {
     return this.#json<PluginSwitched>(
       "POST",
@@ -366,8 +372,8 @@ export class AmberClient {
   }
 
   /**
-   * Disables a plugin in a session, or with `dryRun` only says what that would do:
-   * `POST /sessions/{id}/plugins/{pluginId}/disable`.
+   * Disables a plugin in this session only (nothing is saved), or with `dryRun` only says what
+   * that would do: `POST /sessions/{id}/plugins/{pluginId}/disable`.
    */
   disablePlugin(
     id: string,

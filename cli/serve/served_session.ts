@@ -3,6 +3,7 @@
  * over it, and the log of its events. A turn runs in the background: a client that goes away
  * does not stop it, and reads its events again from an offset. An approval the kernel asks for
  * becomes an `approval` event and waits for the answer posted to the API (or for a cancel).
+ * The session's plugin selection is its own: switches are never written to the config directory.
  *
  * @module
  */
@@ -29,7 +30,10 @@ export interface ServedSessionOptions {
   readonly overrides?: ProviderOverrides;
   /** The approval policy; `ask` (over the API) by default. */
   readonly approve?: ApprovalPolicy;
-  /** Plugins to switch on and off before the first turn (persisted, as `amber plugins` does). */
+  /**
+   * Plugins to switch on and off before the first turn, in this session's host only: nothing is
+   * written to the config directory, so other sessions and the user's `amber` keep their own.
+   */
   readonly pluginSwitches?: {
     readonly enable?: readonly string[];
     readonly disable?: readonly string[];
@@ -263,7 +267,7 @@ async function switchPlugins(
   ) {
     for (const [index, id] of (ids ?? []).entries()) {
       try {
-        await host.runtime.setState(id, on);
+        await host.runtime.setState(id, on, { persist: false });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         throw new ProblemError(400, message, `plugins.${key}[${index}]`, { cause: error });

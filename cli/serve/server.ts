@@ -240,7 +240,8 @@ async function switchPlugin(
       return json(200, { plan: runtime.planDisable(pluginId, { cascade }) });
     }
     const plan = verb === "disable" ? runtime.planDisable(pluginId, { cascade }) : undefined;
-    const result = await runtime.setState(pluginId, verb === "enable", { cascade });
+    // The session's own selection: the user's plugin.conf and the other sessions stay as they are.
+    const result = await runtime.setState(pluginId, verb === "enable", { cascade, persist: false });
     return json(200, { id: pluginId, state: result.state.status, ...(plan ? { plan } : {}) });
   } catch (error) {
     if (error instanceof UnknownPluginError) {

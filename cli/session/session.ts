@@ -25,8 +25,6 @@ import {
   type TokenUsage,
 } from "@amber/core";
 import {
-  type ApprovalAnswer,
-  type ApprovalRequest,
   compactConversation,
   runAgent,
   type RunEvent,
@@ -55,6 +53,7 @@ import type {
 } from "./session_types.ts";
 import { allowanceRecorder, providerSnapshot, resolveProviderFor } from "./provider.ts";
 import { SessionPermissions } from "./permissions.ts";
+import { SessionApprovals } from "./approvals.ts";
 import { ProtectedPaths, protectedPathsGate } from "./protected_paths.ts";
 import { configuredKeys } from "./redact.ts";
 import { KnownKeys } from "./known_keys.ts";
@@ -72,7 +71,6 @@ const NEVER = new AbortController().signal;
 export class AgentSession {
   readonly #options: AgentSessionOptions;
   readonly #listeners = new Set<SessionListener>();
-  readonly #always = new Set<string>();
   // The `task` tool's service. The host needs it before its plugins start (so `task` installs),
   // and the session needs the started host: so the session exists first, owns this object and
   // hands it to the host it opens. No holder is bound later: `run` is this session's method from
@@ -82,7 +80,7 @@ export class AgentSession {
   };
   #host: Host | undefined;
   readonly #tasks = new SubagentSessions();
-  #approval: ApprovalPolicy = "ask";
+  readonly #approvals = new SessionApprovals("ask");
   // Set by `open` before anyone holds the session.
   #permissions!: SessionPermissions;
   #overrides: ProviderOverrides;
@@ -113,7 +111,7 @@ export class AgentSession {
     const host = await options.openHost({ subagents: session.#subagents });
     session.#host = host;
     session.#conversation = new Conversation(host.configDir);
-    session.#approval = options.approval ?? host.config.approval ?? "ask";
+    session.#approvals.setPolicy(options.approval ?? host.config.approval ?? "ask");
     session.#permissions = await SessionPermissions.load({
       configDir: host.configDir,
       workspace: host.workspace,
@@ -158,7 +156,15 @@ export class AgentSession {
 
   /** The approval policy. */
   get approval(): ApprovalPolicy {
-    return this.#approval;
+    return this.#approvals.policy;
+  }
+
+  /**
+   * Switches the approval policy. A turn runs under the policy it starts with, except that one
+   * started under `ask` puts its next question to the new policy (see `approvals.ts`).
+   */
+  setApproval(policy: ApprovalPolicy): void {
+    this.#approvals.setPolicy(policy);
   }
 
   /** Why no turn can run (no key, unknown provider), if that is so. */
@@ -199,7 +205,7 @@ export class AgentSession {
 
   /** The tools answered "always" in this session, asked no more until a reset or resume. */
   get allowed(): readonly string[] {
-    return [...this.#always];
+    return this.#approvals.allowed;
   }
 
   /** Tokens over every turn of this session (sub-agents not included). */
@@ -358,7 +364,7 @@ export class AgentSession {
    */
   async resume(id: string): Promise<{ readonly messages: readonly Message[]; tornTo?: string }> {
     const resumed = await this.#conversation.resume(id, this.#keys.values);
-    this.#always.clear();
+    this.#approvals.forget();
     this.#spending.resume(savedCost(resumed.session));
     if (resumed.tornTo !== undefined) this.#emit({ type: "torn", id, movedTo: resumed.tornTo });
     this.#emit({ type: "session", id, resumed: true });
@@ -369,7 +375,7 @@ export class AgentSession {
   /** Starts over: the next turn opens a new session file; "always" answers are forgotten. */
   reset(): void {
     this.#conversation.forget();
-    this.#always.clear();
+    this.#approvals.forget();
     this.#spending.forget();
   }
 
@@ -528,19 +534,6 @@ export class AgentSession {
     this.#spending.spend(cost, this.#busy);
   }
 
-  // "Always" is remembered for the session (the kernel's own memory lasts one run); a gate's
-  // confirmation, and an ask rule's question, is always put to the user.
-  async #answer(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
-    const name = request.call.name;
-    const forced = request.correlationId !== undefined || request.rule !== undefined;
-    if (!forced && this.#always.has(name)) return "always";
-    const ask = this.#ask;
-    if (ask === undefined) return "deny";
-    const answer = await ask(request, signal);
-    if (answer === "always" && !forced) this.#always.add(name);
-    return answer;
-  }
-
   #run(
     prompt: string,
     file: SessionFile,
@@ -557,7 +550,7 @@ export class AgentSession {
         new ProtectedPaths({ configDir: this.host.configDir, workspace: this.host.workspace }),
         {
           refusal: () =>
-            this.#approval === "deny"
+            this.#approvals.policy === "deny"
               ? "the approval policy is deny"
               : this.#ask === undefined
               ? "there is no one to ask; run amber in a terminal to confirm it"
@@ -571,10 +564,12 @@ export class AgentSession {
       reasoningEffort: resolved.reasoningEffort,
       prompt,
       session: file,
-      approval: this.#approval,
+      approval: this.#approvals.policy,
       permissions: (call) => this.#permissions.decide(call),
       // Without a handler the kernel itself denies, saying how to allow.
-      ask: this.#ask === undefined ? undefined : (request) => this.#answer(request, signal),
+      ask: this.#ask === undefined
+        ? undefined
+        : (request) => this.#approvals.answer(request, signal, this.#ask),
       maxSteps: this.#options.maxSteps ?? 50,
       signal,
       // A tool that prints a key (a file holding one, `env`) must not hand it to the model.

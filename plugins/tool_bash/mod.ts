@@ -6,6 +6,7 @@
  */
 
 import type {
+  EditorService,
   FromJsonSchema,
   Plugin,
   PluginServices,
@@ -25,6 +26,8 @@ import {
 } from "../process_group.ts";
 import { toolPlugin } from "../tool_plugin.ts";
 import { LiveOutput } from "./_live_output.ts";
+import { commandResult, type Stopped } from "./_result.ts";
+import { runInTerminal } from "./_terminal.ts";
 
 /** The timeout of a command whose call does not set one (ms). */
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -67,6 +70,13 @@ type BashArgs = FromJsonSchema<typeof PARAMETERS>;
  * through `context.output` (redacted, in batches at most 20 a second), for a front end to show
  * in the call's row. Every call asks for approval by default.
  *
+ * When an editor drives amber and offers terminals (`services.host.editor.runCommand`), the
+ * command runs in one of the editor's terminals instead, which the editor shows live in the
+ * call's row (so nothing streams through `context.output`). It runs as `env -u NAME... bash -c`,
+ * unsetting every variable amber keeps from its own children (the editor's environment is
+ * often where amber's came from); the timeout and the cancel signal kill it through the editor;
+ * its output is redacted and cut as above.
+ *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -106,7 +116,8 @@ function bashTool(services: PluginServices): Tool<BashArgs> {
       const short = line.length > 80 ? `${line.slice(0, 77)}...` : line;
       return `$ ${short}${command.includes("\n") ? " ..." : ""}`;
     },
-    execute: (args, context) => runBash(root, args, context, services.host.processes),
+    execute: (args, context) =>
+      runBash(root, args, context, services.host.processes, services.host.editor),
   });
 }
 
@@ -137,10 +148,22 @@ async function runBash(
   args: BashArgs,
   context: ToolCallContext,
   processes: ProcessPolicy | undefined,
+  editor: EditorService | undefined,
 ): Promise<ToolResult> {
   const signal = context.signal;
   if (signal.aborted) return toolError("cancelled before the command started");
   const timeoutMs = Math.min(args.timeout_ms ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
+  if (editor?.runCommand !== undefined) {
+    return await runInTerminal({
+      run: (command) => editor.runCommand!(command),
+      command: args.command,
+      cwd: resolvePath(root, "."),
+      timeoutMs,
+      signal,
+      maxChars: MAX_OUTPUT_CHARS,
+      processes,
+    });
+  }
   const { env, secrets } = processes?.environment() ?? childEnvironment();
   const output = new TailBuffer(MAX_OUTPUT_CHARS);
   const stream = context.output;
@@ -163,7 +186,7 @@ async function runBash(
   // The host stops it if amber exits or is signalled mid-command, and finds it after a kill -9.
   processes?.track(group, ["bash", "-c", args.command]);
 
-  let ended: "timeout" | "cancelled" | undefined;
+  let ended: Stopped;
   const onAbort = (): void => {
     ended ??= "cancelled";
     group.stop();
@@ -185,26 +208,5 @@ async function runBash(
     live?.close();
   }
 
-  const text = output.render(secrets);
-  const sofar = text === "" ? " It printed nothing." : ` Output so far:\n${text}`;
-  // A stopped command's output so far is also the result's `output`, for a front end to keep
-  // in the call's row; the model reads the error, which says it was stopped and includes it.
-  if (ended === "cancelled") {
-    return { ok: false, output: text, error: `cancelled: the command was stopped.${sofar}` };
-  }
-  if (ended === "timeout") {
-    return {
-      ok: false,
-      output: text,
-      error: `timed out after ${timeoutMs} ms: the command was stopped.${sofar}`,
-    };
-  }
-  const status = exit.signal === undefined
-    ? `[exit code ${exit.code}]`
-    : `[exit code ${exit.code}, ended by ${exit.signal}]`;
-  return {
-    ok: true,
-    output: `${text === "" ? "(no output)\n" : text.endsWith("\n") ? text : `${text}\n`}${status}`,
-    data: { exitCode: exit.code },
-  };
+  return commandResult(output.render(secrets), ended, timeoutMs, exit);
 }

@@ -37,6 +37,7 @@ import {
   withUtf8Bom,
 } from "../_text_bytes.ts";
 import { toolPlugin } from "../tool_plugin.ts";
+import { type EditorFiles, editorFiles, splitBom } from "../_editor_files.ts";
 
 const PARAMETERS = {
   type: "object",
@@ -83,6 +84,10 @@ const LISTED_LINES = 20;
  * not valid UTF-8 (or is UTF-16) is refused, naming the first bad byte, rather than rewritten
  * with replacement characters.
  *
+ * When an editor drives amber and offers reading and writing files (`services.host.editor`), the
+ * text edited is the editor's (an open buffer's unsaved changes included) and the new text goes
+ * back through the editor; a file on disk is still refused as above when it is not UTF-8 text.
+ *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -104,6 +109,7 @@ export function createToolEditPlugin(): Plugin {
 
 function editTool(services: PluginServices): Tool<EditArgs> {
   const root = services.workspace.root;
+  const files = editorFiles(services.host.editor);
   return defineTool({
     name: "edit",
     description: "Replace an exact string in a file. `old_string` must match the file " +
@@ -116,8 +122,8 @@ function editTool(services: PluginServices): Tool<EditArgs> {
     requiresApproval: (args) => outsideWorkspace(root, args),
     summarize: ({ path, replace_all }) =>
       `edit ${String(path)}${replace_all ? " (all occurrences)" : ""}`,
-    preview: (args, { signal }) => preview(root, args, signal),
-    execute: (args) => edit(root, args),
+    preview: (args, { signal }) => preview(root, args, signal, files),
+    execute: (args, { signal }) => edit(root, args, signal, files),
   });
 }
 
@@ -127,6 +133,7 @@ async function preview(
   root: string,
   input: ToolInput<EditArgs>,
   signal: AbortSignal,
+  files: EditorFiles | undefined,
 ): Promise<FileChange | undefined> {
   const { path, old_string, new_string, replace_all } = input;
   if (typeof path !== "string" || typeof old_string !== "string") return undefined;
@@ -134,7 +141,7 @@ async function preview(
   if (replace_all !== undefined && typeof replace_all !== "boolean") return undefined;
   if (signal.aborted) return undefined;
   const args: EditArgs = { path, old_string, new_string, ...(replace_all ? { replace_all } : {}) };
-  const planned = await plan(root, args);
+  const planned = await plan(root, args, signal, files);
   return "ok" in planned ? undefined : planned.change;
 }
 
@@ -152,13 +159,22 @@ interface Plan {
   readonly change: FileChange | undefined;
 }
 
-async function edit(root: string, args: EditArgs): Promise<ToolResult> {
-  const planned = await plan(root, args);
+async function edit(
+  root: string,
+  args: EditArgs,
+  signal: AbortSignal,
+  files: EditorFiles | undefined,
+): Promise<ToolResult> {
+  const planned = await plan(root, args, signal, files);
   if ("ok" in planned) return planned;
   const { path, shown, bom, updated, newString, found, starts, change } = planned;
   try {
-    const encoded = new TextEncoder().encode(updated);
-    await writeAtomic(path, bom ? withUtf8Bom(encoded) : encoded);
+    if (files !== undefined) {
+      await files.write(path, bom ? `\uFEFF${updated}` : updated, signal);
+    } else {
+      const encoded = new TextEncoder().encode(updated);
+      await writeAtomic(path, bom ? withUtf8Bom(encoded) : encoded);
+    }
   } catch (error) {
     return toolError(`cannot write ${shown}: ${describeError(error)}`);
   }
@@ -177,8 +193,14 @@ async function edit(root: string, args: EditArgs): Promise<ToolResult> {
   };
 }
 
-// The edit worked out, or the error result that says why it cannot be made.
-async function plan(root: string, args: EditArgs): Promise<Plan | ToolResult> {
+// The edit worked out, or the error result that says why it cannot be made. With the editor's
+// files, the text is the editor's; the file on disk, if there is one, is checked as without.
+async function plan(
+  root: string,
+  args: EditArgs,
+  signal: AbortSignal,
+  files: EditorFiles | undefined,
+): Promise<Plan | ToolResult> {
   const path = resolvePath(root, args.path);
   const shown = displayPath(root, path);
   if (args.old_string === "") {
@@ -189,39 +211,37 @@ async function plan(root: string, args: EditArgs): Promise<Plan | ToolResult> {
   if (args.old_string === args.new_string) {
     return toolError("old_string and new_string are the same: there is nothing to change");
   }
-  let bytes: Uint8Array;
+  const notFound = toolError(`file not found: ${shown} (to create it, use write)`);
+  let bytes: Uint8Array | undefined;
   try {
     const info = await Deno.stat(path);
     if (info.isDirectory) return toolError(`cannot edit ${shown}: it is a directory`);
     bytes = await Deno.readFile(path);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      return toolError(`file not found: ${shown} (to create it, use write)`);
+    // A buffer the editor never saved is there to edit.
+    if (!(error instanceof Deno.errors.NotFound)) {
+      return toolError(`cannot edit ${shown}: ${describeError(error)}`);
     }
-    return toolError(`cannot edit ${shown}: ${describeError(error)}`);
+    if (files === undefined) return notFound;
   }
-  const utf16 = utf16Bom(bytes);
-  if (utf16 !== undefined) {
-    return toolError(
-      `cannot edit ${shown}: it is ${utf16} text, and edit changes only UTF-8 files; ` +
-        "convert it with bash (iconv) first, or replace it whole with write",
-    );
+  let text: { readonly body: string; readonly bom: boolean } | undefined;
+  if (bytes !== undefined) {
+    const refused = refusal(bytes, shown);
+    if (typeof refused !== "string") return refused;
+    text = { body: refused, bom: hasUtf8Bom(bytes) };
   }
-  if (looksBinary(bytes)) return toolError(`cannot edit ${shown}: it is a binary file`);
-  const bom = hasUtf8Bom(bytes);
-  const body = bom ? bytes.subarray(UTF8_BOM.length) : bytes;
-  const bad = invalidUtf8At(body);
-  if (bad !== -1) {
-    const offset = bad + (bom ? UTF8_BOM.length : 0);
-    // Decoding would turn each bad byte into U+FFFD and writing back would change it.
-    return toolError(
-      `cannot edit ${shown}: it is not valid UTF-8 (the first bad byte is at offset ${offset}, ` +
-        `on line ${lineOfByte(bytes, offset)}), and editing it as text would change bytes ` +
-        "outside old_string. Convert it to UTF-8 with bash (e.g. iconv), or replace it whole " +
-        "with write.",
-    );
+  if (files !== undefined) {
+    try {
+      text = splitBom(await files.read(path, signal));
+    } catch (error) {
+      if (bytes === undefined) return notFound;
+      return toolError(
+        `cannot edit ${shown}: the editor could not read it: ${describeError(error)}`,
+      );
+    }
   }
-  const content = new TextDecoder("utf-8", { ignoreBOM: true }).decode(body);
+  if (text === undefined) return notFound;
+  const { body: content, bom } = text;
   const endings = lineEndings(content);
 
   let oldString = args.old_string;
@@ -282,6 +302,32 @@ async function plan(root: string, args: EditArgs): Promise<Plan | ToolResult> {
   const updated = parts.join("");
   const change = fileChange(shown, content, updated, !isInside(root, path));
   return { path, shown, bom, updated, newString, found, starts, change };
+}
+
+// The file's text, or the error result when edit must not change it: it is UTF-16, binary or not
+// valid UTF-8 (decoding would turn each bad byte into U+FFFD and writing back would change it).
+function refusal(bytes: Uint8Array, shown: string): string | ToolResult {
+  const utf16 = utf16Bom(bytes);
+  if (utf16 !== undefined) {
+    return toolError(
+      `cannot edit ${shown}: it is ${utf16} text, and edit changes only UTF-8 files; ` +
+        "convert it with bash (iconv) first, or replace it whole with write",
+    );
+  }
+  if (looksBinary(bytes)) return toolError(`cannot edit ${shown}: it is a binary file`);
+  const bom = hasUtf8Bom(bytes);
+  const body = bom ? bytes.subarray(UTF8_BOM.length) : bytes;
+  const bad = invalidUtf8At(body);
+  if (bad !== -1) {
+    const offset = bad + (bom ? UTF8_BOM.length : 0);
+    return toolError(
+      `cannot edit ${shown}: it is not valid UTF-8 (the first bad byte is at offset ${offset}, ` +
+        `on line ${lineOfByte(bytes, offset)}), and editing it as text would change bytes ` +
+        "outside old_string. Convert it to UTF-8 with bash (e.g. iconv), or replace it whole " +
+        "with write.",
+    );
+  }
+  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(body);
 }
 
 function occurrences(content: string, needle: string): number[] {

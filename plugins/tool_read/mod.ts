@@ -4,7 +4,14 @@
  * @module
  */
 
-import type { FromJsonSchema, Plugin, PluginServices, Tool, ToolResult } from "@amber/core";
+import type {
+  EditorService,
+  FromJsonSchema,
+  Plugin,
+  PluginServices,
+  Tool,
+  ToolResult,
+} from "@amber/core";
 import { defineTool } from "@amber/core";
 import {
   describeError,
@@ -62,6 +69,12 @@ type ReadArgs = FromJsonSchema<typeof PARAMETERS>;
  * byte in its first 8 KiB), a UTF-16 file or a missing file is an error result. It is read-only and asks
  * for approval only for a path outside the workspace (symlinks followed).
  *
+ * When an editor drives amber and can read files (`services.host.editor.readTextFile`), a text
+ * file's lines come from the editor, so an open buffer's unsaved changes are what the model
+ * reads; the window, numbering and trailer are the same. Directories, images, binary and UTF-16
+ * files are still told apart on disk, and a file that exists only in the editor is read from it.
+ * An editor that fails to read gives an error result naming the path.
+ *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -105,20 +118,38 @@ function readTool(services: PluginServices): Tool<ReadArgs> {
         : ` (lines ${from}-${typeof limit === "number" ? from + limit - 1 : ""})`;
       return `read ${String(path)}${range}`;
     },
-    execute: (args, context) => read(root, args, context.signal),
+    execute: (args, context) => read(root, args, context.signal, services.host.editor),
   });
 }
 
-async function read(root: string, args: ReadArgs, signal: AbortSignal): Promise<ToolResult> {
+// Where the text comes from: a file on disk, or bytes already in hand (the editor's text).
+interface ByteSource {
+  read(buffer: Uint8Array): Promise<number | null>;
+}
+
+async function read(
+  root: string,
+  args: ReadArgs,
+  signal: AbortSignal,
+  editor: EditorService | undefined,
+): Promise<ToolResult> {
   const path = resolvePath(root, args.path);
   const shown = displayPath(root, path);
   const offset = args.offset ?? 1;
   const limit = args.limit ?? DEFAULT_READ_LIMIT;
+  const fromEditor = editor?.readTextFile === undefined
+    ? undefined
+    : (missing: boolean) =>
+      readFromEditor(editor, path, shown, missing, (source) =>
+        readWindow(source, shown, offset, limit, signal), signal);
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(path);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return toolError(`file not found: ${shown}`);
+    if (error instanceof Deno.errors.NotFound) {
+      // An editor may hold a buffer that was never saved.
+      return fromEditor?.(true) ?? toolError(`file not found: ${shown}`);
+    }
     return toolError(`cannot read ${shown}: ${describeError(error)}`);
   }
   if (info.isDirectory) return toolError(await directoryError(path, shown));
@@ -131,10 +162,14 @@ async function read(root: string, args: ReadArgs, signal: AbortSignal): Promise<
     return toolError(`cannot read ${shown}: ${describeError(error)}`);
   }
   try {
-    const head = new Uint8Array(12);
+    const head = new Uint8Array(fromEditor === undefined ? 12 : SNIFF_BYTES);
     const got = (await file.read(head)) ?? 0;
     const type = imageType(head.subarray(0, got));
     if (type !== undefined) return await readImage(path, shown, type, info.size);
+    // What is not text the editor could show is judged, and refused, as without an editor.
+    const text = utf16Bom(head.subarray(0, got)) === undefined &&
+      !head.subarray(0, got).includes(0);
+    if (fromEditor !== undefined && text) return await fromEditor(false);
     await file.seek(0, Deno.SeekMode.Start);
     return await readWindow(file, shown, offset, limit, signal);
   } catch (error) {
@@ -170,10 +205,46 @@ function kib(bytes: number): string {
   return bytes < 1024 ? `${bytes} bytes` : `${Math.round(bytes / 1024)} KB`;
 }
 
+// The text of `path` as the editor has it, through `window`. For a file missing on disk, the
+// editor's failure is that it is not found.
+async function readFromEditor(
+  editor: EditorService,
+  path: string,
+  shown: string,
+  missing: boolean,
+  window: (source: ByteSource) => Promise<ToolResult>,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  let text: unknown;
+  try {
+    text = await editor.readTextFile!(path, { signal });
+  } catch (error) {
+    if (missing) return toolError(`file not found: ${shown}`);
+    return toolError(`cannot read ${shown}: the editor could not read it: ${describeError(error)}`);
+  }
+  if (typeof text !== "string") {
+    return toolError(`cannot read ${shown}: the editor answered with something other than text`);
+  }
+  return await window(bytesSource(new TextEncoder().encode(text)));
+}
+
+function bytesSource(bytes: Uint8Array): ByteSource {
+  let at = 0;
+  return {
+    read(buffer) {
+      if (at >= bytes.length) return Promise.resolve(null);
+      const n = Math.min(buffer.length, bytes.length - at);
+      buffer.set(bytes.subarray(at, at + n));
+      at += n;
+      return Promise.resolve(n);
+    },
+  };
+}
+
 // Streams the file once: decodes only the lines in the window and merely counts the rest, so a
 // huge log costs its size in reads, not in memory.
 async function readWindow(
-  file: Deno.FsFile,
+  file: ByteSource,
   shown: string,
   offset: number,
   limit: number,

@@ -14,6 +14,7 @@ import type {
   ToolResult,
 } from "@amber/core";
 import { defineTool } from "@amber/core";
+import { dirname } from "node:path";
 import { CHANGE_LIMIT, CHANGE_TOO_LARGE, fileChange } from "../_file_change.ts";
 import {
   describeError,
@@ -34,6 +35,7 @@ import {
   withUtf8Bom,
 } from "../_text_bytes.ts";
 import { toolPlugin } from "../tool_plugin.ts";
+import { type EditorFiles, editorFiles, splitBom } from "../_editor_files.ts";
 
 // Files larger than this are replaced without looking at their conventions.
 const CONVENTION_LIMIT = 8 * 1024 * 1024;
@@ -71,6 +73,11 @@ type WriteArgs = FromJsonSchema<typeof PARAMETERS>;
  * the approval question) the text it would write, as all new: a file outside the workspace is
  * not read before the user allows the call.
  *
+ * When an editor drives amber and offers reading and writing files (`services.host.editor`), the
+ * text replaced is the editor's (an open buffer's unsaved changes included), its conventions are
+ * kept as above, and the new text goes through the editor; missing parent directories are still
+ * made on disk first. A file on disk that is not UTF-8 text is replaced without being read.
+ *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -92,6 +99,7 @@ export function createToolWritePlugin(): Plugin {
 
 function writeTool(services: PluginServices): Tool<WriteArgs> {
   const root = services.workspace.root;
+  const files = editorFiles(services.host.editor);
   return defineTool({
     name: "write",
     description: "Write a whole file: creates it (and any missing parent directories) or " +
@@ -102,8 +110,8 @@ function writeTool(services: PluginServices): Tool<WriteArgs> {
     verb: "writing",
     requiresApproval: (args) => outsideWorkspace(root, args),
     summarize: (args) => `write ${String(args.path)}`,
-    preview: (args) => preview(root, args),
-    execute: (args) => write(root, args),
+    preview: (args, { signal }) => preview(root, args, signal, files),
+    execute: (args, { signal }) => write(root, args, signal, files),
   });
 }
 
@@ -113,6 +121,8 @@ function writeTool(services: PluginServices): Tool<WriteArgs> {
 async function preview(
   root: string,
   input: ToolInput<WriteArgs>,
+  signal: AbortSignal,
+  files: EditorFiles | undefined,
 ): Promise<FileChange | undefined> {
   const { path, content } = input;
   if (typeof path !== "string" || path === "" || typeof content !== "string") return undefined;
@@ -120,7 +130,7 @@ async function preview(
   if (!isInside(root, absolute)) {
     return fileChange(displayPath(root, absolute), "", content, true);
   }
-  const planned = await plan(root, { path, content });
+  const planned = await plan(root, { path, content }, signal, files);
   return "ok" in planned ? undefined : planned.change;
 }
 
@@ -132,14 +142,22 @@ interface Plan {
   readonly before: number | undefined;
   readonly kept: Conventions;
   readonly bytes: Uint8Array;
+  /** The text to hand the editor, when the editor writes it. */
+  readonly text: string;
   /** Undefined when the old file is not UTF-8 text, or the change is too large to carry. */
   readonly change: FileChange | undefined;
   /** Whether the change was left out for its size. */
   readonly tooLarge: boolean;
 }
 
-// The write worked out, or the error result that says why it cannot be made.
-async function plan(root: string, args: WriteArgs): Promise<Plan | ToolResult> {
+// The write worked out, or the error result that says why it cannot be made. With the editor's
+// files, the text replaced is the editor's, once the disk says the file is UTF-8 text.
+async function plan(
+  root: string,
+  args: WriteArgs,
+  signal: AbortSignal,
+  files: EditorFiles | undefined,
+): Promise<Plan | ToolResult> {
   const path = resolvePath(root, args.path);
   const shown = displayPath(root, path);
   let before: number | undefined;
@@ -153,7 +171,19 @@ async function plan(root: string, args: WriteArgs): Promise<Plan | ToolResult> {
     oldText = undefined;
     tooLarge = info.size > CHANGE_LIMIT;
     if (info.isFile && info.size <= CONVENTION_LIMIT) {
-      const old = await Deno.readFile(path);
+      let old: Uint8Array = await Deno.readFile(path);
+      if (files !== undefined && textOf(old) !== undefined) {
+        try {
+          const { body, bom } = splitBom(await files.read(path, signal));
+          old = bom ? withUtf8Bom(new TextEncoder().encode(body)) : new TextEncoder().encode(body);
+        } catch (error) {
+          return toolError(
+            `cannot write ${shown}: the editor could not read it: ${describeError(error)}`,
+          );
+        }
+        before = old.length;
+        tooLarge = old.length > CHANGE_LIMIT;
+      }
       kept = conventionsOf(old, args.content);
       if (!tooLarge) oldText = textOf(old);
     }
@@ -163,21 +193,31 @@ async function plan(root: string, args: WriteArgs): Promise<Plan | ToolResult> {
     }
   }
   const newText = kept.crlf ? toCrlf(args.content) : args.content;
-  const text = new TextEncoder().encode(newText);
-  const bytes = kept.bom ? withUtf8Bom(text) : text;
+  const encoded = new TextEncoder().encode(newText);
+  const bytes = kept.bom ? withUtf8Bom(encoded) : encoded;
+  const text = kept.bom ? `\uFEFF${newText}` : newText;
   const change = oldText === undefined
     ? undefined
     : fileChange(shown, oldText, newText, !isInside(root, path));
   tooLarge ||= oldText !== undefined && change === undefined;
-  return { path, shown, before, kept, bytes, change, tooLarge };
+  return { path, shown, before, kept, bytes, text, change, tooLarge };
 }
 
-async function write(root: string, args: WriteArgs): Promise<ToolResult> {
-  const planned = await plan(root, args);
+async function write(
+  root: string,
+  args: WriteArgs,
+  signal: AbortSignal,
+  files: EditorFiles | undefined,
+): Promise<ToolResult> {
+  const planned = await plan(root, args, signal, files);
   if ("ok" in planned) return planned;
-  const { path, shown, before, kept, bytes, change, tooLarge } = planned;
+  const { path, shown, before, kept, bytes, text, change, tooLarge } = planned;
   try {
-    await writeAtomic(path, bytes);
+    if (files === undefined) await writeAtomic(path, bytes);
+    else {
+      await Deno.mkdir(dirname(path), { recursive: true });
+      await files.write(path, text, signal);
+    }
   } catch (error) {
     return toolError(`cannot write ${shown}: ${describeError(error)}`);
   }

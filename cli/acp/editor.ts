@@ -1,0 +1,336 @@
+/**
+ * The editor's file system and terminals as amber's {@linkcode EditorService}, for one ACP
+ * session: what the editor declared at `initialize` (`clientCapabilities.fs.readTextFile`,
+ * `fs.writeTextFile`, `terminal`) becomes the service's members, and nothing else does, so a
+ * tool whose member is absent runs on amber's own I/O.
+ *
+ * The editor is another program, so every answer is checked and every wait is bounded: a
+ * request that gets no answer fails after {@linkcode EDITOR_REQUEST_MS}; a command is waited
+ * for until it ends or its signal aborts, then `terminal/kill` and at most
+ * {@linkcode KILL_GRACE_MS} more; its terminal is always released. A terminal is shown in the
+ * row of the tool call that runs it: a `tool_call_update` with `{type: "terminal"}` content.
+ *
+ * @module
+ */
+
+import {
+  type AgentContext,
+  type ClientCapabilities,
+  methods,
+  type SessionNotification,
+} from "@agentclientprotocol/sdk";
+import type {
+  EditorCallOptions,
+  EditorCommand,
+  EditorCommandResult,
+  EditorService,
+} from "@amber/core";
+import type { SessionEvent } from "../session/mod.ts";
+
+/** How long a request to the editor may go unanswered before it fails (ms). */
+export const EDITOR_REQUEST_MS = 30_000;
+/**
+ * How long after `terminal/kill` amber waits for the command to end (ms): short enough that a
+ * cancelled call still ends within the kernel's grace for a cancelled tool.
+ */
+export const KILL_GRACE_MS = 1_000;
+
+/** The part of the ACP connection the editor service uses: requests and notifications. */
+export type EditorClient = Pick<AgentContext, "request" | "notify">;
+
+/** A request to the editor failed, or it answered something of the wrong shape. */
+export class EditorRequestError extends Error {
+  /** The ACP method asked. */
+  readonly method: string;
+  /** Says which `method` failed and why. */
+  constructor(method: string, reason: string, options?: ErrorOptions) {
+    super(`the editor's ${method} failed: ${reason}`, options);
+    this.name = "EditorRequestError";
+    this.method = method;
+  }
+}
+
+/** Options of {@linkcode acpEditor}. */
+export interface AcpEditorOptions {
+  /** The connection to the editor. */
+  readonly client: EditorClient;
+  /** The ACP session the service works for. */
+  readonly sessionId: string;
+  /** What the editor declared at `initialize`; undefined when it has not. */
+  readonly capabilities: ClientCapabilities | undefined;
+  /** Overrides {@linkcode EDITOR_REQUEST_MS}. */
+  readonly requestMs?: number;
+  /** Overrides {@linkcode KILL_GRACE_MS}. */
+  readonly killGraceMs?: number;
+}
+
+/** Something whose events name the tool calls it runs: an `AgentSession`. */
+export interface ToolCallSource {
+  /** Calls `listener` with each event; returns what stops it. */
+  subscribe(listener: (event: SessionEvent) => void): () => void;
+}
+
+/** The editor service of one ACP session, and how it learns which tool call is running. */
+export interface AcpEditor {
+  /** The service, with only what the editor offers; undefined when it offers none of it. */
+  readonly service: EditorService | undefined;
+  /**
+   * Follows `source`'s tool calls, so a command run without a `toolCallId` shows its terminal
+   * in the row of the call running it; returns what stops following.
+   */
+  follow(source: ToolCallSource): () => void;
+}
+
+/**
+ * The editor service for `sessionId` over `client`, with the members the capabilities offer.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { agent, client, methods } from "@agentclientprotocol/sdk";
+ * import { acpEditor } from "./editor.ts";
+ * const buffers = new Map([["/w/a.txt", "unsaved\n"]]);
+ * const editorApp = client({ name: "editor" })
+ *   .onRequest(methods.client.fs.readTextFile, ({ params }) => ({
+ *     content: buffers.get(params.path) ?? "",
+ *   }));
+ * const connection = agent({ name: "amber" }).connect(editorApp);
+ * const editor = acpEditor({
+ *   client: connection.client,
+ *   sessionId: "s1",
+ *   capabilities: { fs: { readTextFile: true } },
+ * });
+ * assert.equal(await editor.service?.readTextFile?.("/w/a.txt"), "unsaved\n");
+ * assert.equal(editor.service?.writeTextFile, undefined);
+ * assert.equal(acpEditor({ ...{ client: connection.client }, sessionId: "s1", capabilities: {} }).service, undefined);
+ * connection.close();
+ * ```
+ */
+export function acpEditor(options: AcpEditorOptions): AcpEditor {
+  const { client, sessionId } = options;
+  const requestMs = options.requestMs ?? EDITOR_REQUEST_MS;
+  const killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
+  let running: string | undefined;
+  const service: EditorService = {};
+  const fs = options.capabilities?.fs;
+  if (fs?.readTextFile === true) {
+    service.readTextFile = async (path: string, call?: EditorCallOptions) => {
+      const method = methods.client.fs.readTextFile;
+      const answer: unknown = await bounded(
+        method,
+        requestMs,
+        call?.signal,
+        (cancellationSignal) =>
+          client.request(method, { sessionId, path }, {
+            cancellationSignal,
+            stopWaitingOnCancel: true,
+          }),
+      );
+      const content = field(answer, "content");
+      if (typeof content !== "string") {
+        throw new EditorRequestError(method, `it answered without text (${shape(content)})`);
+      }
+      return content;
+    };
+  }
+  if (fs?.writeTextFile === true) {
+    service.writeTextFile = async (path: string, text: string, call?: EditorCallOptions) => {
+      const method = methods.client.fs.writeTextFile;
+      await bounded(
+        method,
+        requestMs,
+        call?.signal,
+        (cancellationSignal) =>
+          client.request(method, { sessionId, path, content: text }, {
+            cancellationSignal,
+            stopWaitingOnCancel: true,
+          }),
+      );
+    };
+  }
+  if (options.capabilities?.terminal === true) {
+    service.runCommand = (command: EditorCommand) =>
+      runCommand({ client, sessionId, requestMs, killGraceMs }, command, running);
+  }
+  return {
+    service: Object.keys(service).length === 0 ? undefined : Object.freeze(service),
+    follow(source) {
+      return source.subscribe((event) => {
+        if (event.type === "toolStart") running = event.call.id;
+        else if (event.type === "toolEnd" && running === event.call.id) running = undefined;
+      });
+    },
+  };
+}
+
+interface Terminals {
+  readonly client: EditorClient;
+  readonly sessionId: string;
+  readonly requestMs: number;
+  readonly killGraceMs: number;
+}
+
+async function runCommand(
+  at: Terminals,
+  command: EditorCommand,
+  running: string | undefined,
+): Promise<EditorCommandResult> {
+  const { client, sessionId, requestMs } = at;
+  const create = methods.client.terminal.create;
+  // Not cancelled by the command's signal: a terminal the editor made anyway would be lost.
+  const created: unknown = await bounded(
+    create,
+    requestMs,
+    undefined,
+    (cancellationSignal) =>
+      client.request(create, {
+        sessionId,
+        command: command.command,
+        args: [...command.args],
+        env: Object.entries(command.env ?? {}).map(([name, value]) => ({ name, value })),
+        cwd: command.cwd,
+        ...(command.outputByteLimit === undefined
+          ? {}
+          : { outputByteLimit: command.outputByteLimit }),
+      }, { cancellationSignal, stopWaitingOnCancel: true }),
+  );
+  const terminalId = field(created, "terminalId");
+  if (typeof terminalId !== "string" || terminalId === "") {
+    throw new EditorRequestError(
+      create,
+      `it answered without a terminal id (${shape(terminalId)})`,
+    );
+  }
+  const ids = { sessionId, terminalId };
+  try {
+    const toolCallId = command.toolCallId ?? running;
+    if (toolCallId !== undefined) {
+      const notification: SessionNotification = {
+        sessionId,
+        update: {
+          sessionUpdate: "tool_call_update",
+          toolCallId,
+          content: [{ type: "terminal", terminalId }],
+        },
+      };
+      client.notify(methods.client.session.update, notification).catch(() => {
+        // Showing the terminal is a courtesy; the command runs without it.
+      });
+    }
+    const wait = methods.client.terminal.waitForExit;
+    const waitForExit = (ms: number | undefined, signal: AbortSignal | undefined) =>
+      bounded(
+        wait,
+        ms,
+        signal,
+        (cancellationSignal) =>
+          client.request(wait, ids, { cancellationSignal, stopWaitingOnCancel: true }),
+      );
+    let exit: unknown;
+    let killed = false;
+    try {
+      exit = await waitForExit(undefined, command.signal);
+    } catch (error) {
+      if (!command.signal.aborted) throw error;
+      killed = true;
+    }
+    if (killed) {
+      const kill = methods.client.terminal.kill;
+      await bounded(
+        kill,
+        requestMs,
+        undefined,
+        (cancellationSignal) =>
+          client.request(kill, ids, { cancellationSignal, stopWaitingOnCancel: true }),
+      ).catch(() => {
+        // The output is still worth asking for; the terminal is released below.
+      });
+      exit = await waitForExit(at.killGraceMs, undefined).catch(() => undefined);
+    }
+    const outputMethod = methods.client.terminal.output;
+    const answer: unknown = await bounded(
+      outputMethod,
+      requestMs,
+      undefined,
+      (cancellationSignal) =>
+        client.request(outputMethod, ids, { cancellationSignal, stopWaitingOnCancel: true }),
+    );
+    const output = field(answer, "output");
+    if (typeof output !== "string") {
+      throw new EditorRequestError(outputMethod, `it answered without text (${shape(output)})`);
+    }
+    const status = exitStatus(exit) ?? exitStatus(field(answer, "exitStatus")) ?? {};
+    return { output, truncated: field(answer, "truncated") === true, ...status, killed };
+  } finally {
+    const release = methods.client.terminal.release;
+    await bounded(
+      release,
+      requestMs,
+      undefined,
+      (cancellationSignal) =>
+        client.request(release, ids, { cancellationSignal, stopWaitingOnCancel: true }),
+    ).catch(
+      () => {
+        // A terminal the editor will not release is the editor's to clean up.
+      },
+    );
+  }
+}
+
+// An exit status as the editor gave it, with only the fields that have the right type; none
+// when it gave neither.
+function exitStatus(value: unknown): { exitCode?: number; signal?: string } | undefined {
+  const code = field(value, "exitCode");
+  const signal = field(value, "signal");
+  const status = {
+    ...(typeof code === "number" && Number.isInteger(code) ? { exitCode: code } : {}),
+    ...(typeof signal === "string" && signal !== "" ? { signal } : {}),
+  };
+  return Object.keys(status).length === 0 ? undefined : status;
+}
+
+// A request to the editor, given up when `signal` aborts or, with `ms`, when no answer came in
+// time; its failure an EditorRequestError naming the method.
+async function bounded<T>(
+  method: string,
+  ms: number | undefined,
+  signal: AbortSignal | undefined,
+  send: (cancellationSignal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  let late = false;
+  const timer = ms === undefined ? undefined : setTimeout(() => {
+    late = true;
+    controller.abort();
+  }, ms);
+  const onAbort = (): void => controller.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) controller.abort();
+  try {
+    return await send(controller.signal);
+  } catch (error) {
+    const reason = late
+      ? `no answer within ${ms} ms`
+      : signal?.aborted
+      ? "cancelled"
+      : error instanceof Error
+      ? error.message
+      : String(error);
+    throw new EditorRequestError(method, reason, { cause: error });
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+function field(value: unknown, name: string): unknown {
+  return typeof value === "object" && value !== null
+    ? (value as Record<string, unknown>)[name]
+    : undefined;
+}
+
+function shape(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  return Array.isArray(value) ? "a list" : `a ${typeof value}`;
+}
