@@ -302,21 +302,23 @@ async function firstEvents(rounds: number): Promise<void> {
   const { id } = await createSession(f, client);
   const acp = new AcpProcess(f);
   const acpSession = await acp.open(f);
-  const steps: [string, (record: (name: FirstCase, t: FirstTimes) => void) => Promise<void>][] = [
-    ["in-process", async (record) => {
-      record("in-process, warm", await inProcessTurn(f, session));
+  type Record = (name: FirstCase, times: FirstTimes) => void;
+  // One measurement each, so that the order of all of them reverses every round.
+  const steps: ((record: Record) => Promise<void>)[] = [
+    async (record) => record("in-process, warm", await inProcessTurn(f, session)),
+    async (record) => {
       const fresh = await openSession(f);
       record("in-process, new session", await inProcessTurn(f, fresh));
       await closeSession(fresh);
-    }],
-    ["HTTP", async (record) => {
-      record("HTTP, warm", await httpTurn(f, client, id));
+    },
+    async (record) => record("HTTP, warm", await httpTurn(f, client, id)),
+    async (record) => {
       const fresh = await createSession(f, client);
       record("HTTP, new session", await httpTurn(f, client, fresh.id));
       await client.deleteSession(fresh.id);
-    }],
-    ["ACP", async (record) => {
-      record("ACP, warm", await acp.turn(f, acpSession));
+    },
+    async (record) => record("ACP, warm", await acp.turn(f, acpSession)),
+    async (record) => {
       const fresh = new AcpProcess(f);
       const freshSession = await fresh.open(f);
       const prompted = performance.now();
@@ -328,17 +330,14 @@ async function firstEvents(rounds: number): Promise<void> {
         text: times.text + sinceStart,
       });
       await fresh.close();
-    }],
-    ["run", async (record) => record("amber run --json (from its start)", await runTurn(f))],
+    },
+    async (record) => record("amber run --json (from its start)", await runTurn(f)),
   ];
   const samples = new Map<FirstCase, FirstTimes[]>();
-  const record = (name: FirstCase, t: FirstTimes) =>
-    samples.set(name, [...samples.get(name) ?? [], t]);
+  const record: Record = (name, times) => samples.set(name, [...samples.get(name) ?? [], times]);
   // One round to warm Deno's module cache and the JIT, not counted.
   for (let round = -1; round < rounds; round++) {
-    for (const [, step] of inOrder(round + 1, steps)) {
-      await step(round < 0 ? () => {} : record);
-    }
+    for (const step of inOrder(round + 1, steps)) await step(round < 0 ? () => {} : record);
   }
   await acp.close();
   await closeSession(session);

@@ -5,6 +5,8 @@
  * `session/request_permission` requests, and `session/cancel` aborts its running turn.
  * `session/load` resumes one of amber's saved sessions (the id `amber sessions` lists, which
  * every prompt's response also carries as `_meta.amberSession`) and replays its conversation.
+ * The session's modes are amber's approval policies (`modes.ts`); its config options switch the
+ * policy and the model (`config_options.ts`).
  *
  * @module
  */
@@ -162,13 +164,10 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
     const sessionId = crypto.randomUUID();
     const live = await open(params.cwd, client, sessionId);
     sessions.set(sessionId, live);
+    const options = await configOptions(live.session);
     // The first list goes after the response, so the editor knows the session it belongs to.
     watch(client, sessionId, live);
-    return {
-      sessionId,
-      modes: modeState(live.session.approval),
-      configOptions: await configOptions(live.session),
-    };
+    return { sessionId, modes: modeState(live.session.approval), configOptions: options };
   });
 
   app.onRequest(methods.agent.session.load, async ({ params, client }) => {

@@ -102,7 +102,8 @@ export interface AcpEditor {
  * });
  * assert.equal(await editor.service?.readTextFile?.("/w/a.txt"), "unsaved\n");
  * assert.equal(editor.service?.writeTextFile, undefined);
- * assert.equal(acpEditor({ ...{ client: connection.client }, sessionId: "s1", capabilities: {} }).service, undefined);
+ * const none = acpEditor({ client: connection.client, sessionId: "s1", capabilities: {} });
+ * assert.equal(none.service, undefined);
  * connection.close();
  * ```
  */

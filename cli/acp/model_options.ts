@@ -1,10 +1,11 @@
 /**
  * The models an editor may pick for an ACP session, as values of the `model` config option:
  * every model the model catalog has for the provider in use (the snapshot shipped with amber and
- * `config.yaml`'s `models:`, as `amber models` shows them, without asking the provider), and the
- * default model of each other provider preset that can be used as configured (its key is set,
- * or it needs none). A value names the preset and the model, `anthropic/claude-sonnet-4-6`; a
- * model id may hold slashes of its own, the preset's name does not.
+ * `config.yaml`'s `models:`, as `amber models` shows them, without asking the provider) but those
+ * it says cannot call tools, and the default model of each other provider preset that can be
+ * used as configured (its key is set, or it needs none). A value names the preset and the model,
+ * `anthropic/claude-sonnet-4-6`; a model id may hold slashes of its own, the preset's name does
+ * not.
  *
  * Picking one switches the session through `setProvider` and `setModel`, so the session stays
  * the one place the provider is resolved; a turn that is running keeps the model it started

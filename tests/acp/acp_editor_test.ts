@@ -32,6 +32,8 @@ interface EditorOptions {
   readonly hangWaits?: boolean;
   /** Paths whose fs/read_text_file it answers with an error. */
   readonly failing?: readonly string[];
+  /** Answers terminal/create with a number for the terminal id. */
+  readonly garbage?: boolean;
 }
 
 // A running `amber acp` and the editor side of the connection, with what it was asked.
@@ -77,6 +79,7 @@ async function startEditor(
     })
     .onRequest(methods.client.terminal.create, ({ params }) => {
       asked.push("terminal/create");
+      if (options.garbage) return { terminalId: 42 } as unknown as { terminalId: string };
       created.push({ command: params.command, args: params.args ?? [], cwd: params.cwd });
       // The editor's own environment holds the key too: it is where amber got it from.
       const env: Record<string, string> = { OPENAI_API_KEY: KEY };
@@ -317,21 +320,28 @@ Deno.test("amber acp: cancelling bash in an editor that never reports the exit k
   assert.equal((await terminal.status).signal, "SIGKILL");
 });
 
-Deno.test("amber acp: an editor that fails to read gives the model an error naming the file", async () => {
+Deno.test("amber acp: an editor that fails or answers garbage gives the model errors", async () => {
   await using t = await setUp();
   t.server.script(
     { toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] },
-    { text: "Could not read it." },
+    { toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] },
+    { text: "Could not do it." },
   );
   await using editor = await startEditor(t.configDir, t.workspace, `${t.server.url}/v1`, {
     offers: true,
     failing: [`${t.workspace}/a.txt`],
+    garbage: true,
   });
   const response = await editor.agent.request(methods.agent.session.prompt, {
     sessionId: editor.sessionId,
     prompt: [{ type: "text", text: "Read a.txt." }],
   });
   assert.equal(response.stopReason, "end_turn");
-  const [read] = toolResults(t.server);
+  const [read, bash] = toolResults(t.server);
   assert.match(read, /^error: cannot read a\.txt: the editor could not read it: .*locked/);
+  assert.equal(
+    bash,
+    "error: cannot run bash in the editor's terminal: the editor's terminal/create failed: it " +
+      "answered without a terminal id (a number)",
+  );
 });

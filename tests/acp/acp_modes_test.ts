@@ -243,14 +243,20 @@ Deno.test("amber acp: modes and config options on session/new, set_mode, set_con
   assert.equal(option(after.configOptions, "model").current, "openai/gpt-test-mini");
 });
 
-Deno.test("amber acp: a mode switched while a turn asks applies to its next question", async () => {
+Deno.test("amber acp: switched mid-turn, the mode reaches the next question, the model the next prompt", async () => {
   await using tmp = await tempDir();
   const { configDir, workspace } = await workspaceWithConfig(tmp.dir);
   await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
   let sessionId = "";
-  // At the first question the editor switches to auto, then allows that one call.
+  // At the first question the editor switches to auto and to another model, then allows that
+  // one call.
   await using editor = startEditor(configDir, workspace, `${server.url}/v1`, [], async (agent) => {
     await agent.request(methods.agent.session.setMode, { sessionId, modeId: "auto" });
+    await agent.request(methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: "model",
+      value: "openai/gpt-test-mini",
+    });
   });
   await editor.agent.request(methods.agent.initialize, { protocolVersion: 1 });
   ({ sessionId } = await editor.agent.request(methods.agent.session.new, {
@@ -269,6 +275,16 @@ Deno.test("amber acp: a mode switched while a turn asks applies to its next ques
   assert.equal(editor.permissions.length, 1, "only the first call was asked about");
   await Deno.stat(`${workspace}/one.txt`);
   await Deno.stat(`${workspace}/two.txt`);
+  const models = () => server.chats.map((chat) => (chat.body as { model: string }).model);
+  const [first] = models();
+  assert.notEqual(first, "gpt-test-mini");
+  assert.deepEqual(models(), [first, first, first], "the running turn kept its model");
+  server.script({ text: "Hi." });
+  await editor.agent.request(methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: "text", text: "Hello" }],
+  });
+  assert.equal(models()[3], "gpt-test-mini");
 });
 
 Deno.test("amber acp: --approve sets the first mode; session/load answers modes and options", async () => {
