@@ -18,6 +18,7 @@
 //   offsets without a gap, the text): a lost, repeated or reordered event counts as lost.
 //
 // deno run -A bench/front_end_bench.ts [--cases=first,memory,concurrent] [--sessions=50] [rounds]
+//   [--only=in-process-new,http-warm,http-new,acp-warm,acp-new,run]   (some cases of `first`)
 //
 // Under `deno bench` (`deno task bench`) only the in-process pair of `first` runs, as
 // `Deno.bench` cases: the others start processes that its permissions do not grant.
@@ -294,7 +295,7 @@ const FIRST_CASES = [
 ] as const;
 type FirstCase = typeof FIRST_CASES[number];
 
-async function firstEvents(rounds: number): Promise<void> {
+async function firstEvents(rounds: number, only: readonly string[] | undefined): Promise<void> {
   await using f = await fixture();
   const session = await openSession(f);
   await using server = await serve(f);
@@ -303,22 +304,26 @@ async function firstEvents(rounds: number): Promise<void> {
   const acp = new AcpProcess(f);
   const acpSession = await acp.open(f);
   type Record = (name: FirstCase, times: FirstTimes) => void;
-  // One measurement each, so that the order of all of them reverses every round.
-  const steps: ((record: Record) => Promise<void>)[] = [
-    async (record) => record("in-process, warm", await inProcessTurn(f, session)),
-    async (record) => {
+  // One measurement each, so that the order of all of them reverses every round; `--only=`
+  // picks some by key (the floor, in-process-warm, always runs).
+  const all: [string, (record: Record) => Promise<void>][] = [
+    [
+      "in-process-warm",
+      async (record) => record("in-process, warm", await inProcessTurn(f, session)),
+    ],
+    ["in-process-new", async (record) => {
       const fresh = await openSession(f);
       record("in-process, new session", await inProcessTurn(f, fresh));
       await closeSession(fresh);
-    },
-    async (record) => record("HTTP, warm", await httpTurn(f, client, id)),
-    async (record) => {
+    }],
+    ["http-warm", async (record) => record("HTTP, warm", await httpTurn(f, client, id))],
+    ["http-new", async (record) => {
       const fresh = await createSession(f, client);
       record("HTTP, new session", await httpTurn(f, client, fresh.id));
       await client.deleteSession(fresh.id);
-    },
-    async (record) => record("ACP, warm", await acp.turn(f, acpSession)),
-    async (record) => {
+    }],
+    ["acp-warm", async (record) => record("ACP, warm", await acp.turn(f, acpSession))],
+    ["acp-new", async (record) => {
       const fresh = new AcpProcess(f);
       const freshSession = await fresh.open(f);
       const prompted = performance.now();
@@ -330,9 +335,12 @@ async function firstEvents(rounds: number): Promise<void> {
         text: times.text + sinceStart,
       });
       await fresh.close();
-    },
-    async (record) => record("amber run --json (from its start)", await runTurn(f)),
+    }],
+    ["run", async (record) => record("amber run --json (from its start)", await runTurn(f))],
   ];
+  const steps = all.filter(([key]) =>
+    only === undefined || key === "in-process-warm" || only.includes(key)
+  ).map(([, step]) => step);
   const samples = new Map<FirstCase, FirstTimes[]>();
   const record: Record = (name, times) => samples.set(name, [...samples.get(name) ?? [], times]);
   // One round to warm Deno's module cache and the JIT, not counted.
@@ -347,7 +355,8 @@ async function firstEvents(rounds: number): Promise<void> {
     `${"".padEnd(38)}${"first event".padStart(12)}${"first text".padStart(12)}  text/floor`,
   );
   for (const name of FIRST_CASES) {
-    const times = samples.get(name)!;
+    const times = samples.get(name);
+    if (times === undefined) continue;
     const event = median(times.map((t) => t.event));
     const text = median(times.map((t) => t.text));
     console.log(
@@ -525,7 +534,7 @@ if (import.meta.main) {
   const sessions = Number(args.option("sessions") ?? 50);
   if (child === "memory") await memoryChild(sessions);
   else {
-    if (args.wanted("first")) await firstEvents(args.rounds);
+    if (args.wanted("first")) await firstEvents(args.rounds, args.option("only")?.split(","));
     if (args.wanted("memory")) await memory(Math.min(args.rounds, 5), sessions);
     if (args.wanted("concurrent")) await concurrent(Math.min(args.rounds, 5), sessions);
   }

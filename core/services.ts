@@ -113,8 +113,8 @@ export interface EditorCommand {
   /** Aborting it kills the command; the result then says `killed`. */
   readonly signal: AbortSignal;
   /**
-   * The tool call the command belongs to, so the front end can show the terminal in that
-   * call's row; the editor service may know it on its own when this is absent.
+   * The tool call the command belongs to (`ToolCallContext.callId`), so the front end can show
+   * the terminal in that call's row; without it the terminal is shown nowhere.
    */
   readonly toolCallId?: string;
 }

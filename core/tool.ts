@@ -175,6 +175,13 @@ export interface ToolCallContext {
   /** Aborted when the run is cancelled; long work must stop when it fires. */
   readonly signal: AbortSignal;
   /**
+   * The id of the model's call being run (the `id` of its `toolStart` and `toolEnd` events), so
+   * work the tool hands to a front end (a command in an editor's terminal) shows in that call's
+   * row. Unique within the model's reply, not across replies. Absent when the tool is run
+   * outside a model's call (directly through the tool registry).
+   */
+  readonly callId?: string;
+  /**
    * Reports how a long call is going ("indexed 40 of 120 files"): in a run, a `toolProgress`
    * event a front end may show beside the running tool. Absent when nobody listens, so call it
    * as `context.progress?.(...)`.

@@ -33,7 +33,7 @@ import {
   type SessionEvent,
 } from "../session/mod.ts";
 import { promptText } from "./prompt_text.ts";
-import { acpEditor } from "./editor.ts";
+import { type AcpEditor, acpEditor } from "./editor.ts";
 import { availableCommands } from "./slash_commands.ts";
 import { approvalOfMode, modeState } from "./modes.ts";
 import { configOptions, setConfigOption } from "./config_options.ts";
@@ -75,11 +75,12 @@ export class UnknownSessionError extends Error {
   }
 }
 
-// One ACP session: amber's session, the workspace, the turn running and what the editor was
-// last told about the commands.
+// One ACP session: amber's session, the workspace, the editor's service (and the terminals its
+// commands ran in), the turn running and what the editor was last told about the commands.
 interface Live {
   readonly session: AgentSession;
   readonly cwd: string;
+  readonly editor: AcpEditor;
   turn?: AbortController;
   commands: string;
   // Stops watching the plugins for changes to the command tree.
@@ -131,11 +132,16 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
   // What the editor said it offers, at initialize.
   let capabilities: ClientCapabilities | undefined;
   const open = async (cwd: string, client: AgentContext, sessionId: string): Promise<Live> => {
-    const editor = acpEditor({ client, sessionId, capabilities });
+    // A command in the editor's terminal shows in the row of the call that runs it, after the
+    // call's tool_call: the editor's updates join the queue.
+    const editor = acpEditor({
+      client,
+      sessionId,
+      capabilities,
+      send: (update) => send(client, sessionId, update),
+    });
     const session = await options.openSession(cwd, editor.service);
-    // A command in the editor's terminal shows in the row of the call that runs it.
-    if (editor.service !== undefined) editor.follow(session);
-    return { session, cwd, commands: "" };
+    return { session, cwd, editor, commands: "" };
   };
   // The editor hears of the commands now and whenever the tree may have changed; the check
   // waits a tick, since a plugin's event comes before its contributions are in place.
@@ -212,7 +218,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
     live.turn = controller;
     const sessionId = params.sessionId;
     const unsubscribe = live.session.subscribe((event) => {
-      for (const update of eventUpdates(event, live.cwd, live.session)) {
+      for (const update of eventUpdates(event, live)) {
         send(client, sessionId, update);
       }
     });
@@ -362,7 +368,8 @@ async function askEditor(
 }
 
 // A session event as the editor sees it; the events it has no use for are none.
-function eventUpdates(event: SessionEvent, cwd: string, session: AgentSession): SessionUpdate[] {
+function eventUpdates(event: SessionEvent, live: Live): SessionUpdate[] {
+  const { cwd, session } = live;
   switch (event.type) {
     case "text":
       return [{
@@ -375,11 +382,14 @@ function eventUpdates(event: SessionEvent, cwd: string, session: AgentSession): 
         content: { type: "text", text: event.delta },
       }];
     case "toolStart":
+      live.editor.startCall(event.call.id);
       return [toolCallStarted(event.call, event.summary, cwd)];
     case "toolOutput":
       return [toolCallOutput(event.call, event.chunk)];
     case "toolEnd": {
-      const ended = toolCallEnded(event.call, event.result, cwd);
+      // A call that ran in the editor's terminals keeps them in its row.
+      const terminals = live.editor.endCall(event.call.id);
+      const ended = toolCallEnded(event.call, event.result, cwd, terminals);
       if (event.call.name !== "todowrite" || !event.result.ok) return [ended];
       // The todo list the call wrote, as the plan.
       const entries = session.host.services.todos?.list() ?? [];

@@ -8,7 +8,12 @@
  * request that gets no answer fails after {@linkcode EDITOR_REQUEST_MS}; a command is waited
  * for until it ends or its signal aborts, then `terminal/kill` and at most
  * {@linkcode KILL_GRACE_MS} more; its terminal is always released. A terminal is shown in the
- * row of the tool call that runs it: a `tool_call_update` with `{type: "terminal"}` content.
+ * row of the tool call that runs it (`EditorCommand.toolCallId`): a `tool_call_update` with
+ * `{type: "terminal"}` content, sent through the agent's queue of updates so that it follows the
+ * call's `tool_call`. Only a call the editor was told of has a row: a sub-agent's calls, which it
+ * never sees, show their terminals nowhere. The service remembers a call's terminals until the
+ * call ends, for its last update, which shows them still (the editor keeps a released
+ * terminal's output on screen).
  *
  * @module
  */
@@ -17,7 +22,7 @@ import {
   type AgentContext,
   type ClientCapabilities,
   methods,
-  type SessionNotification,
+  type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import type {
   EditorCallOptions,
@@ -25,7 +30,6 @@ import type {
   EditorCommandResult,
   EditorService,
 } from "@amber/core";
-import type { SessionEvent } from "../session/mod.ts";
 
 /** How long a request to the editor may go unanswered before it fails (ms). */
 export const EDITOR_REQUEST_MS = 30_000;
@@ -35,8 +39,8 @@ export const EDITOR_REQUEST_MS = 30_000;
  */
 export const KILL_GRACE_MS = 1_000;
 
-/** The part of the ACP connection the editor service uses: requests and notifications. */
-export type EditorClient = Pick<AgentContext, "request" | "notify">;
+/** The part of the ACP connection the editor service uses: its requests. */
+export type EditorClient = Pick<AgentContext, "request">;
 
 /** A request to the editor failed, or it answered something of the wrong shape. */
 export class EditorRequestError extends Error {
@@ -56,6 +60,11 @@ export interface AcpEditorOptions {
   readonly client: EditorClient;
   /** The ACP session the service works for. */
   readonly sessionId: string;
+  /**
+   * Sends an update of the session to the editor, after every update sent before it: a
+   * terminal's `tool_call_update` must not overtake the `tool_call` it refers to.
+   */
+  readonly send: (update: SessionUpdate) => void;
   /** What the editor declared at `initialize`; undefined when it has not. */
   readonly capabilities: ClientCapabilities | undefined;
   /** Overrides {@linkcode EDITOR_REQUEST_MS}. */
@@ -64,21 +73,18 @@ export interface AcpEditorOptions {
   readonly killGraceMs?: number;
 }
 
-/** Something whose events name the tool calls it runs: an `AgentSession`. */
-export interface ToolCallSource {
-  /** Calls `listener` with each event; returns what stops it. */
-  subscribe(listener: (event: SessionEvent) => void): () => void;
-}
-
-/** The editor service of one ACP session, and how it learns which tool call is running. */
+/** The editor service of one ACP session, and the rows its terminals show in. */
 export interface AcpEditor {
   /** The service, with only what the editor offers; undefined when it offers none of it. */
   readonly service: EditorService | undefined;
+  /** The editor was told of the tool call `toolCallId`: its commands' terminals show in its row. */
+  startCall(toolCallId: string): void;
   /**
-   * Follows `source`'s tool calls, so a command run without a `toolCallId` shows its terminal
-   * in the row of the call running it; returns what stops following.
+   * The call `toolCallId` ended: the ids of the terminals its commands ran in, oldest first, for
+   * its last update. A terminal it starts from now on (a call left running past its deadline)
+   * shows nowhere.
    */
-  follow(source: ToolCallSource): () => void;
+  endCall(toolCallId: string): readonly string[];
 }
 
 /**
@@ -95,14 +101,16 @@ export interface AcpEditor {
  *     content: buffers.get(params.path) ?? "",
  *   }));
  * const connection = agent({ name: "amber" }).connect(editorApp);
+ * const send = () => {};
  * const editor = acpEditor({
  *   client: connection.client,
  *   sessionId: "s1",
+ *   send,
  *   capabilities: { fs: { readTextFile: true } },
  * });
  * assert.equal(await editor.service?.readTextFile?.("/w/a.txt"), "unsaved\n");
  * assert.equal(editor.service?.writeTextFile, undefined);
- * const none = acpEditor({ client: connection.client, sessionId: "s1", capabilities: {} });
+ * const none = acpEditor({ client: connection.client, sessionId: "s1", send, capabilities: {} });
  * assert.equal(none.service, undefined);
  * connection.close();
  * ```
@@ -111,7 +119,8 @@ export function acpEditor(options: AcpEditorOptions): AcpEditor {
   const { client, sessionId } = options;
   const requestMs = options.requestMs ?? EDITOR_REQUEST_MS;
   const killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
-  let running: string | undefined;
+  // The calls the editor has a row for, with the terminals shown in it.
+  const rows = new Map<string, string[]>();
   const service: EditorService = {};
   const fs = options.capabilities?.fs;
   if (fs?.readTextFile === true) {
@@ -150,16 +159,28 @@ export function acpEditor(options: AcpEditorOptions): AcpEditor {
     };
   }
   if (options.capabilities?.terminal === true) {
+    const show = (toolCallId: string, terminalId: string): void => {
+      const shown = rows.get(toolCallId);
+      if (shown === undefined) return;
+      shown.push(terminalId);
+      options.send({
+        sessionUpdate: "tool_call_update",
+        toolCallId,
+        content: shown.map((id) => ({ type: "terminal", terminalId: id })),
+      });
+    };
     service.runCommand = (command: EditorCommand) =>
-      runCommand({ client, sessionId, requestMs, killGraceMs }, command, running);
+      runCommand({ client, sessionId, requestMs, killGraceMs, show }, command);
   }
   return {
     service: Object.keys(service).length === 0 ? undefined : Object.freeze(service),
-    follow(source) {
-      return source.subscribe((event) => {
-        if (event.type === "toolStart") running = event.call.id;
-        else if (event.type === "toolEnd" && running === event.call.id) running = undefined;
-      });
+    startCall(toolCallId) {
+      if (!rows.has(toolCallId)) rows.set(toolCallId, []);
+    },
+    endCall(toolCallId) {
+      const shown = rows.get(toolCallId) ?? [];
+      rows.delete(toolCallId);
+      return shown;
     },
   };
 }
@@ -169,13 +190,12 @@ interface Terminals {
   readonly sessionId: string;
   readonly requestMs: number;
   readonly killGraceMs: number;
+  // Shows a terminal in the row of the call, beside the call's earlier ones; nowhere when the
+  // editor has no row for it.
+  readonly show: (toolCallId: string, terminalId: string) => void;
 }
 
-async function runCommand(
-  at: Terminals,
-  command: EditorCommand,
-  running: string | undefined,
-): Promise<EditorCommandResult> {
+async function runCommand(at: Terminals, command: EditorCommand): Promise<EditorCommandResult> {
   const { client, sessionId, requestMs } = at;
   const create = methods.client.terminal.create;
   // Not cancelled by the command's signal: a terminal the editor made anyway would be lost.
@@ -204,20 +224,7 @@ async function runCommand(
   }
   const ids = { sessionId, terminalId };
   try {
-    const toolCallId = command.toolCallId ?? running;
-    if (toolCallId !== undefined) {
-      const notification: SessionNotification = {
-        sessionId,
-        update: {
-          sessionUpdate: "tool_call_update",
-          toolCallId,
-          content: [{ type: "terminal", terminalId }],
-        },
-      };
-      client.notify(methods.client.session.update, notification).catch(() => {
-        // Showing the terminal is a courtesy; the command runs without it.
-      });
-    }
+    if (command.toolCallId !== undefined) at.show(command.toolCallId, terminalId);
     const wait = methods.client.terminal.waitForExit;
     const waitForExit = (ms: number | undefined, signal: AbortSignal | undefined) =>
       bounded(

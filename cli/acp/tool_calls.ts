@@ -124,8 +124,10 @@ export function toolCallOutput(call: ToolCall, chunk: string): SessionUpdate {
 }
 
 /**
- * The `tool_call_update` for a call that ended: completed or failed, its output (or error) as
- * text, and, when it changed a file, the change as a diff.
+ * The `tool_call_update` for a call that ended: completed or failed, the editor terminals it ran
+ * commands in (`terminalIds`: the update replaces the row's content, and a terminal must not
+ * vanish from it when the call ends), its output (or error) as text, and, when it changed a
+ * file, the change as a diff.
  *
  * @example
  * ```ts
@@ -141,10 +143,24 @@ export function toolCallOutput(call: ToolCall, chunk: string): SessionUpdate {
  *   oldText: "one\n",
  *   newText: "two\n",
  * });
+ * const bash = { id: "c2", name: "bash", arguments: '{"command":"make"}' };
+ * const ran = toolCallEnded(bash, { ok: true, output: "built" }, "/w", ["term-1"]);
+ * assert.deepEqual(ran.sessionUpdate === "tool_call_update" && ran.content, [
+ *   { type: "terminal", terminalId: "term-1" },
+ *   { type: "content", content: { type: "text", text: "built" } },
+ * ]);
  * ```
  */
-export function toolCallEnded(call: ToolCall, result: ToolResult, cwd: string): SessionUpdate {
-  const content: ToolCallContent[] = [];
+export function toolCallEnded(
+  call: ToolCall,
+  result: ToolResult,
+  cwd: string,
+  terminalIds: readonly string[] = [],
+): SessionUpdate {
+  const content: ToolCallContent[] = terminalIds.map((terminalId) => ({
+    type: "terminal",
+    terminalId,
+  }));
   const said = result.ok ? result.output : result.error ?? result.output;
   if (said !== "") content.push(text(said));
   if (result.change !== undefined) content.push(diff(result.change, cwd));

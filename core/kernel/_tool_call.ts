@@ -205,7 +205,7 @@ export class ToolCalls {
       if (running) budget.take(this.#redactedText(String(chunk)));
     };
     const run = await runTool(
-      (signal) => env.executeTool(call.name, args, { signal, progress, output }),
+      (signal) => env.executeTool(call.name, args, { signal, callId: call.id, progress, output }),
       {
         deadlineMs: timeoutFor(config, "tool", entry.owner),
         graceMs: timeoutFor(config, "toolGrace", entry.owner),

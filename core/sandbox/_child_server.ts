@@ -405,6 +405,8 @@ export class PluginServer {
     try {
       result = await served.tool.execute(input, {
         signal: call.signal,
+        // Params are JSON from another process: only a string is taken for an id.
+        ...(typeof params.callId === "string" ? { callId: params.callId } : {}),
         progress: (message: string) => call.progress(String(message)),
         output: (chunk: string) => call.progress(outputProgress(String(chunk))),
       });

@@ -1,8 +1,9 @@
 // A sandboxed plugin's tool capability: each tool's data comes from its descriptor, and its
-// calls cross to the plugin process (`tool.execute`, `tool.requiresApproval`). The kernel's
-// cancel signal crosses as `$/cancelRequest`; the tool's progress and its streamed output
-// come back as `$/progress` values (output tagged, and forwarded only up to a budget per call).
-// Whatever goes wrong on the way is an error result, as a tool's failure is.
+// calls cross to the plugin process (`tool.execute` with the model call's id,
+// `tool.requiresApproval`). The kernel's cancel signal crosses as `$/cancelRequest`; the tool's
+// progress and its streamed output come back as `$/progress` values (output tagged, and
+// forwarded only up to a budget per call). Whatever goes wrong on the way is an error result, as
+// a tool's failure is.
 
 import { describeError } from "../errors.ts";
 import { isToolResult, type Tool, type ToolCallContext, type ToolResult } from "../tool.ts";
@@ -35,7 +36,12 @@ function proxyTool(capability: string, descriptor: ToolDescriptor, link: ProxyLi
     description: descriptor.description,
     parameters: descriptor.parameters,
     execute: async (args: unknown, context: ToolCallContext): Promise<ToolResult> => {
-      const params: ToolExecuteParams = { capability, tool: name, args };
+      const params: ToolExecuteParams = {
+        capability,
+        tool: name,
+        args,
+        ...(context.callId === undefined ? {} : { callId: context.callId }),
+      };
       const progress = context.progress;
       const stream = context.output;
       const output = stream === undefined ? undefined : new OutputBudget(stream, what);

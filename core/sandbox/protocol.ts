@@ -288,6 +288,8 @@ export interface ToolExecuteParams {
   readonly tool: string;
   /** The arguments as the model sent them. */
   readonly args: unknown;
+  /** The model's call being run (`ToolCallContext.callId`); absent when the host had none. */
+  readonly callId?: string;
 }
 
 /** `tool.requiresApproval` params; the result is a boolean. */

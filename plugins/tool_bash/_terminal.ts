@@ -27,6 +27,8 @@ export interface TerminalRun {
   readonly maxChars: number;
   /** The host's process policy: whose environment the secrets are judged by. */
   readonly processes?: ProcessPolicy;
+  /** The model's call running it, whose row shows the terminal (`ToolCallContext.callId`). */
+  readonly toolCallId?: string;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function runInTerminal(options: TerminalRun): Promise<ToolResult> {
       // Bytes, not characters: room for the characters the result keeps, in any script.
       outputByteLimit: options.maxChars * 4,
       signal: controller.signal,
+      ...(options.toolCallId === undefined ? {} : { toolCallId: options.toolCallId }),
     });
   } catch (error) {
     return toolError(

@@ -162,6 +162,7 @@ async function runBash(
       signal,
       maxChars: MAX_OUTPUT_CHARS,
       processes,
+      toolCallId: context.callId,
     });
   }
   const { env, secrets } = processes?.environment() ?? childEnvironment();

@@ -10,22 +10,25 @@ import {
   methods,
   RequestError,
   type SessionNotification,
+  type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import type { EditorCommand } from "@amber/core";
 import { acpEditor, type AcpEditorOptions, EditorRequestError } from "../../cli/acp/editor.ts";
-import type { SessionEvent } from "../../cli/session/mod.ts";
 
 const ALL = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
 
+// The service over a connection to `app`; what it hands the agent's queue lands in `sent`.
 function connect(app: ClientApp, options: Partial<AcpEditorOptions> = {}) {
   const connection = agent({ name: "amber" }).connect(app);
+  const sent: SessionUpdate[] = [];
   const editor = acpEditor({
     client: connection.client,
     sessionId: "s1",
     capabilities: ALL,
+    send: (update) => sent.push(update),
     ...options,
   });
-  return { editor, service: editor.service!, [Symbol.dispose]: () => connection.close() };
+  return { editor, service: editor.service!, sent, [Symbol.dispose]: () => connection.close() };
 }
 
 function command(signal: AbortSignal, toolCallId?: string): EditorCommand {
@@ -131,35 +134,61 @@ function terminalEditor(answers: {
   return { app, asked, updates };
 }
 
-Deno.test("terminal: a command's output and exit, shown in the running call's row", async () => {
+Deno.test("terminal: a command's output and exit, shown in its call's row through the queue", async () => {
   const editor = terminalEditor({ wait: () => Promise.resolve({ exitCode: 2, signal: null }) });
-  using t = connect(editor.app);
-  let listener: ((event: SessionEvent) => void) | undefined;
-  const stop = t.editor.follow({
-    subscribe(l) {
-      listener = l;
-      return () => listener = undefined;
+  const queued: SessionUpdate[] = [];
+  using t = connect(editor.app, {
+    send: (update) => {
+      editor.asked.push("send");
+      queued.push(update);
     },
   });
-  const call = { id: "call-7", name: "bash", arguments: "{}" };
-  listener!({ type: "toolStart", step: 1, call, verb: "running", summary: "$ true" });
-  const result = await t.service.runCommand!(command(new AbortController().signal));
+  t.editor.startCall("call-7");
+  const result = await t.service.runCommand!(command(new AbortController().signal, "call-7"));
   assert.deepEqual(result, { output: "done\n", truncated: false, exitCode: 2, killed: false });
-  assert.deepEqual(editor.asked, ["create", "wait", "output", "release"]);
-  // The notification may trail the response it was sent before; give it a moment.
-  for (let i = 0; i < 50 && editor.updates.length === 0; i++) {
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.deepEqual(editor.updates, [{
-    sessionId: "s1",
-    update: {
-      sessionUpdate: "tool_call_update",
-      toolCallId: "call-7",
-      content: [{ type: "terminal", terminalId: "t1" }],
-    },
+  // Shown as soon as it exists, before amber waits on it.
+  assert.deepEqual(editor.asked, ["create", "send", "wait", "output", "release"]);
+  assert.deepEqual(queued, [{
+    sessionUpdate: "tool_call_update",
+    toolCallId: "call-7",
+    content: [{ type: "terminal", terminalId: "t1" }],
   }]);
-  stop();
-  assert.equal(listener, undefined);
+  // Nothing went to the editor around the agent's queue, which orders it after the tool_call.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(editor.updates, []);
+  // The call's last update gets its terminal, once.
+  assert.deepEqual(t.editor.endCall("call-7"), ["t1"]);
+  assert.deepEqual(t.editor.endCall("call-7"), []);
+});
+
+Deno.test("terminal: each call's commands show in its own row, and only a known call's", async () => {
+  let made = 0;
+  const editor = terminalEditor({ create: () => ({ terminalId: `t${++made}` }) });
+  using t = connect(editor.app);
+  const signal = new AbortController().signal;
+  t.editor.startCall("a");
+  t.editor.startCall("b");
+  // The fourth belongs to no call; the fifth to one the editor was never told of (a
+  // sub-agent's).
+  for (const call of ["a", "b", "a", undefined, "sub"]) {
+    await t.service.runCommand!(command(signal, call));
+  }
+  const rows = () =>
+    t.sent.map((update) =>
+      update.sessionUpdate === "tool_call_update"
+        ? [update.toolCallId, update.content?.map((c) => c.type === "terminal" && c.terminalId)]
+        : update.sessionUpdate
+    );
+  // The second command of `a` keeps the first's terminal in the row.
+  assert.deepEqual(rows(), [["a", ["t1"]], ["b", ["t2"]], ["a", ["t1", "t3"]]]);
+  assert.equal(made, 5);
+  assert.deepEqual(t.editor.endCall("a"), ["t1", "t3"]);
+  assert.deepEqual(t.editor.endCall("sub"), []);
+  // A command of a call that already ended (left running past its deadline) shows nowhere.
+  await t.service.runCommand!(command(signal, "a"));
+  assert.equal(rows().length, 3);
+  assert.deepEqual(t.editor.endCall("b"), ["t2"]);
+  assert.deepEqual(t.editor.endCall("a"), []);
 });
 
 Deno.test("terminal: an editor that never reports the exit is killed on cancel, and let go", async () => {

@@ -262,13 +262,28 @@ Deno.test("amber acp reads and edits the editor's buffers and runs bash in its t
     update.sessionUpdate === "tool_call" && update.kind === "execute"
   )?.update as { toolCallId: string } | undefined;
   assert.ok(bashCall !== undefined);
-  assert.ok(
-    editor.updates.some(({ update }) =>
-      update.sessionUpdate === "tool_call_update" && update.toolCallId === bashCall.toolCallId &&
-      (update.content ?? []).some((c) => c.type === "terminal" && c.terminalId === "term-1")
-    ),
-    "a tool_call_update embeds the terminal",
+  const rows = editor.updates.flatMap(({ update }) =>
+    (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") &&
+      update.toolCallId === bashCall.toolCallId
+      ? [update]
+      : []
   );
+  const terminal = { type: "terminal", terminalId: "term-1" };
+  // The call first, then its terminal while it runs (the update after the call, not before).
+  assert.equal(rows[0].sessionUpdate, "tool_call");
+  assert.deepEqual(rows[1], {
+    sessionUpdate: "tool_call_update",
+    toolCallId: bashCall.toolCallId,
+    content: [terminal],
+  });
+  // The last update keeps the terminal in the row, with the result after it.
+  const last = rows.at(-1)!;
+  assert.equal(rows.length, 3);
+  assert.equal(last.sessionUpdate === "tool_call_update" && last.status, "completed");
+  assert.deepEqual(last.content, [
+    terminal,
+    { type: "content", content: { type: "text", text: bash } },
+  ]);
 });
 
 Deno.test("amber acp without the editor's fs and terminals uses its own tools", async () => {

@@ -75,7 +75,8 @@ class FakeEditor {
 
 interface Tools extends AsyncDisposable {
   readonly root: string;
-  run(name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult>;
+  /** Runs a tool as the kernel does, as the model's call `callId` when given. */
+  run(name: string, args: unknown, signal?: AbortSignal, callId?: string): Promise<ToolResult>;
   preview(name: string, args: unknown): Promise<unknown>;
 }
 
@@ -93,8 +94,11 @@ async function tools(host: HostServices): Promise<Tools> {
   await runtime.start();
   return {
     root,
-    run: (name, args, signal) =>
-      registries.tool.execute(name, args, { signal: signal ?? new AbortController().signal }),
+    run: (name, args, signal, callId) =>
+      registries.tool.execute(name, args, {
+        signal: signal ?? new AbortController().signal,
+        ...(callId === undefined ? {} : { callId }),
+      }),
     preview: (name, args) =>
       Promise.resolve(
         registries.tool.get(name)?.tool.preview?.(args as never, {
@@ -269,6 +273,15 @@ Deno.test("bash: runs in the editor's terminal without amber's secrets, redacted
   } finally {
     Deno.env.delete(name);
   }
+});
+
+Deno.test("bash: the editor's command names the model's call running it, when there is one", async () => {
+  const editor = new FakeEditor();
+  await using t = await tools({ editor: editor.service({ terminal: true }) });
+  await t.run("bash", { command: "true" }, undefined, "call_3_1");
+  await t.run("bash", { command: "true" });
+  assert.deepEqual(editor.commands.map((command) => command.toolCallId), ["call_3_1", undefined]);
+  assert.ok(!Object.hasOwn(editor.commands[1], "toolCallId"));
 });
 
 Deno.test("bash: the timeout and the cancel kill the editor's command", async () => {

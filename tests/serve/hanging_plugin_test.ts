@@ -26,11 +26,15 @@ const previewing = (): Plugin[] => [
   makePlugin("stuck", [{ kind: "tool", name: "stuck", tools: [stuckTool] }]),
 ];
 
-// One that never finishes stopping, one (off by default) that never finishes starting.
+// Off by default, and never finishes starting.
+const stuckStart = () =>
+  makePlugin("stuck_start", [], { enabledByDefault: false, initialize: () => never() });
+
+// One that never finishes stopping, and one that never finishes starting.
 const switching = (): Plugin[] => [
   ...makeBundledPlugins(),
   makePlugin("stuck_stop", [], { shutdown: () => never() }),
-  makePlugin("stuck_start", [], { enabledByDefault: false, initialize: () => never() }),
+  stuckStart(),
 ];
 
 // The gate deadline bounds a preview; the initialize deadline an activation.
@@ -88,4 +92,18 @@ Deno.test("a disable's dry run answers at once; hung initialize and shutdown cos
   assert.equal(off.status, 200);
   assert.equal(off.body.state, "disabled");
   assert.ok(off.ms < 9000, `the disable took ${off.ms.toFixed(0)} ms`);
+});
+
+Deno.test("a plugin asked for at creation that never starts: the session is made within the deadline", async () => {
+  await using s = await serve({
+    plugins: () => [...makeBundledPlugins(), stuckStart()],
+    configYaml: CONFIG,
+  });
+  const started = performance.now();
+  const id = await created(s, [], { plugins: { enable: ["stuck_start"] } });
+  const ms = performance.now() - started;
+  assert.ok(ms < 4000, `the creation took ${ms.toFixed(0)} ms`);
+  const listed = await (await s.call("GET", `/sessions/${id}/plugins`)).json();
+  const stuck = listed.plugins.find((p: { id: string }) => p.id === "stuck_start");
+  assert.equal(stuck.state, "failed");
 });
