@@ -13,10 +13,13 @@ const KEY = "sk-serve-test-4242";
 
 /** A server, its config directory, and what the tests do with it. */
 export interface Served extends AsyncDisposable {
+  /** The running server. */
   readonly server: Server;
+  /** Its config directory (removed with the rest). */
   readonly configDir: string;
   /** A new workspace (removed with the rest) and a fake provider answering with `turns`. */
   workspace(turns: readonly ScriptedTurn[]): Promise<{ workspace: string; baseUrl: string }>;
+  /** A request to the server with `body` as JSON, carrying the token (or `token`). */
   call(method: string, path: string, body?: unknown, token?: string): Promise<Response>;
 }
 
