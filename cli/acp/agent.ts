@@ -179,6 +179,18 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
   app.onRequest(methods.agent.session.load, async ({ params, client }) => {
     const known = sessions.get(params.sessionId);
     const amberId = known?.session.id ?? params.sessionId;
+    // A session this connection has open is closed first: its file lock is this process's own,
+    // and the reload keeps the mode and model the editor chose.
+    const kept = known === undefined ? undefined : {
+      approval: known.session.approval,
+      provider: known.session.provider,
+      model: known.session.model,
+    };
+    if (known !== undefined) {
+      sessions.delete(params.sessionId);
+      known.turn?.abort();
+      await closeLive(known);
+    }
     const live = await open(params.cwd, client, params.sessionId);
     let messages: readonly Message[];
     try {
@@ -191,9 +203,10 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
         : new UnknownSessionError(amberId, { cause: error });
       throw RequestError.invalidParams({ sessionId: params.sessionId }, reason.message);
     }
-    if (known !== undefined) {
-      known.turn?.abort();
-      await closeLive(known);
+    if (kept !== undefined) {
+      live.session.setApproval(kept.approval);
+      if (kept.provider !== live.session.provider) live.session.setProvider(kept.provider);
+      if (kept.model !== live.session.model) live.session.setModel(kept.model);
     }
     sessions.set(params.sessionId, live);
     for (const update of replay(messages, params.cwd)) send(client, params.sessionId, update);

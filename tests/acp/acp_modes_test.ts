@@ -325,3 +325,44 @@ Deno.test("amber acp: --approve sets the first mode; session/load answers modes 
   assert.equal(option(loaded.configOptions, "mode").current, "deny");
   assert.match(String(option(loaded.configOptions, "model").current), /^openai\//);
 });
+
+Deno.test("amber acp: reloading a session this editor has open keeps its mode and model", async () => {
+  await using tmp = await tempDir();
+  const { configDir, workspace } = await workspaceWithConfig(tmp.dir);
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  await using editor = startEditor(configDir, workspace, `${server.url}/v1`);
+  await editor.agent.request(methods.agent.initialize, { protocolVersion: 1 });
+  const { sessionId } = await editor.agent.request(methods.agent.session.new, {
+    cwd: workspace,
+    mcpServers: [],
+  });
+  server.script({ text: "Hi." });
+  await editor.agent.request(methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: "text", text: "Hello" }],
+  });
+  await editor.agent.request(methods.agent.session.setMode, { sessionId, modeId: "deny" });
+  await editor.agent.request(methods.agent.session.setConfigOption, {
+    sessionId,
+    configId: "model",
+    value: "openai/gpt-test-mini",
+  });
+  // The session's own lock is this process's: the reload must not be refused as in use.
+  const loaded = await editor.agent.request(methods.agent.session.load, {
+    sessionId,
+    cwd: workspace,
+    mcpServers: [],
+  });
+  assert.equal(loaded.modes?.currentModeId, "deny");
+  assert.equal(option(loaded.configOptions, "model").current, "openai/gpt-test-mini");
+  server.script({ text: "Again." });
+  const answered = await editor.agent.request(methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: "text", text: "Once more" }],
+  });
+  assert.equal(answered.stopReason, "end_turn");
+  const last = server.requests.at(-1)?.body as { model?: string; messages?: unknown[] };
+  assert.equal(last.model, "gpt-test-mini");
+  // The reloaded conversation went with it: both prompts reach the model.
+  assert.match(JSON.stringify(last.messages), /Hello[\s\S]*Once more/);
+});
