@@ -13,6 +13,7 @@ import type { ApprovalAnswer, ApprovalRequest } from "@amber/core/kernel";
 import { type Host, openHost } from "../host.ts";
 import type { EnvReader, ProviderOverrides } from "../provider_settings.ts";
 import { AgentSession, describeEnd, type SessionEvent } from "../session/mod.ts";
+import { runSlashCommand } from "../slash_line.ts";
 import { EventLog, type ServedEvent } from "./event_log.ts";
 import { ProblemError } from "./problem.ts";
 
@@ -159,10 +160,7 @@ export class ServedSession {
     this.#controller = controller;
     const turn = ++this.#turns;
     const from = this.log.next;
-    this.#running = this.#session.turn(text, {
-      signal: controller.signal,
-      ask: (request, signal) => this.#ask(request, signal),
-    }).then(
+    this.#running = this.#run(text, controller.signal).then(
       () => {},
       (error: unknown) => {
         // The turn broke off without its `end`: the stream gets one that says why.
@@ -174,6 +172,25 @@ export class ServedSession {
       this.#controller = undefined;
     });
     return { turn, from };
+  }
+
+  // A prompt naming a command runs it, as `amber run` and `amber acp` do: its answer is the
+  // turn's text, or the prompt it answers with goes to the model.
+  async #run(text: string, signal: AbortSignal): Promise<void> {
+    const outcome = await runSlashCommand(this.#session.host, text.trim());
+    if (outcome !== undefined && !(outcome.ok && outcome.prompt !== undefined)) {
+      const said = this.#session.redact(outcome.ok ? outcome.text : `error: ${outcome.error}`);
+      if (said !== "") this.log.append({ type: "text", delta: said });
+      this.log.append({
+        type: "end",
+        cause: outcome.ok ? { kind: "completed" } : { kind: "error", message: said },
+      });
+      return;
+    }
+    await this.#session.turn(outcome?.ok ? outcome.prompt! : text, {
+      signal,
+      ask: (request, signal) => this.#ask(request, signal),
+    });
   }
 
   /** Answers the approval `requestId`; an unknown (or already answered) one is a 404. */
