@@ -174,12 +174,15 @@ function editorView(editor: EditorService): EditorService {
       editor.writeTextFile!(path, text, options);
   }
   if (editor.runCommand !== undefined) {
+    // Copied inside the promise: a plugin's malformed command is a rejection, never a throw.
     view.runCommand = (command: EditorCommand) =>
-      editor.runCommand!({
-        ...command,
-        args: [...command.args],
-        ...(command.env === undefined ? {} : { env: { ...command.env } }),
-      }).then(readOnlyView);
+      Promise.resolve().then(() =>
+        editor.runCommand!({
+          ...command,
+          args: [...command.args],
+          ...(command.env === undefined ? {} : { env: { ...command.env } }),
+        })
+      ).then(readOnlyView);
   }
   return Object.freeze(view);
 }

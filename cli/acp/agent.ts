@@ -129,6 +129,12 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       availableCommands: commands,
     });
   };
+  // The session the editor names; one this connection does not have is the editor's error.
+  const liveOf = (sessionId: string): Live => {
+    const live = sessions.get(sessionId);
+    if (live === undefined) throw RequestError.invalidParams({ sessionId }, "no such session");
+    return live;
+  };
   // What the editor said it offers, at initialize.
   let capabilities: ClientCapabilities | undefined;
   const open = async (cwd: string, client: AgentContext, sessionId: string): Promise<Live> => {
@@ -220,10 +226,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
   });
 
   app.onRequest(methods.agent.session.prompt, async ({ params, client }) => {
-    const live = sessions.get(params.sessionId);
-    if (live === undefined) {
-      throw RequestError.invalidParams({ sessionId: params.sessionId }, "no such session");
-    }
+    const live = liveOf(params.sessionId);
     if (live.turn !== undefined) {
       throw RequestError.invalidRequest({ sessionId: params.sessionId }, "a turn is running");
     }
@@ -263,10 +266,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
   // A mode or an option switched while a turn runs: see modes.ts and config_options.ts for
   // when it takes effect. Each switch shows in the other's shape too.
   app.onRequest(methods.agent.session.setMode, async ({ params, client }) => {
-    const live = sessions.get(params.sessionId);
-    if (live === undefined) {
-      throw RequestError.invalidParams({ sessionId: params.sessionId }, "no such session");
-    }
+    const live = liveOf(params.sessionId);
     live.session.setApproval(approvalOfMode(params.modeId));
     send(client, params.sessionId, {
       sessionUpdate: "config_option_update",
@@ -277,10 +277,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
   });
 
   app.onRequest(methods.agent.session.setConfigOption, async ({ params, client }) => {
-    const live = sessions.get(params.sessionId);
-    if (live === undefined) {
-      throw RequestError.invalidParams({ sessionId: params.sessionId }, "no such session");
-    }
+    const live = liveOf(params.sessionId);
     const change = await setConfigOption(live.session, params);
     if (change.mode !== undefined) {
       send(client, params.sessionId, {

@@ -21,6 +21,8 @@
 import {
   type AgentContext,
   type ClientCapabilities,
+  type ClientRequestMethod,
+  type ClientRequestParamsByMethod,
   methods,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
@@ -126,16 +128,7 @@ export function acpEditor(options: AcpEditorOptions): AcpEditor {
   if (fs?.readTextFile === true) {
     service.readTextFile = async (path: string, call?: EditorCallOptions) => {
       const method = methods.client.fs.readTextFile;
-      const answer: unknown = await bounded(
-        method,
-        requestMs,
-        call?.signal,
-        (cancellationSignal) =>
-          client.request(method, { sessionId, path }, {
-            cancellationSignal,
-            stopWaitingOnCancel: true,
-          }),
-      );
+      const answer = await ask(client, method, { sessionId, path }, requestMs, call?.signal);
       const content = field(answer, "content");
       if (typeof content !== "string") {
         throw new EditorRequestError(method, `it answered without text (${shape(content)})`);
@@ -145,17 +138,8 @@ export function acpEditor(options: AcpEditorOptions): AcpEditor {
   }
   if (fs?.writeTextFile === true) {
     service.writeTextFile = async (path: string, text: string, call?: EditorCallOptions) => {
-      const method = methods.client.fs.writeTextFile;
-      await bounded(
-        method,
-        requestMs,
-        call?.signal,
-        (cancellationSignal) =>
-          client.request(method, { sessionId, path, content: text }, {
-            cancellationSignal,
-            stopWaitingOnCancel: true,
-          }),
-      );
+      const params = { sessionId, path, content: text };
+      await ask(client, methods.client.fs.writeTextFile, params, requestMs, call?.signal);
     };
   }
   if (options.capabilities?.terminal === true) {
@@ -199,22 +183,14 @@ async function runCommand(at: Terminals, command: EditorCommand): Promise<Editor
   const { client, sessionId, requestMs } = at;
   const create = methods.client.terminal.create;
   // Not cancelled by the command's signal: a terminal the editor made anyway would be lost.
-  const created: unknown = await bounded(
-    create,
-    requestMs,
-    undefined,
-    (cancellationSignal) =>
-      client.request(create, {
-        sessionId,
-        command: command.command,
-        args: [...command.args],
-        env: Object.entries(command.env ?? {}).map(([name, value]) => ({ name, value })),
-        cwd: command.cwd,
-        ...(command.outputByteLimit === undefined
-          ? {}
-          : { outputByteLimit: command.outputByteLimit }),
-      }, { cancellationSignal, stopWaitingOnCancel: true }),
-  );
+  const created = await ask(client, create, {
+    sessionId,
+    command: command.command,
+    args: [...command.args],
+    env: Object.entries(command.env ?? {}).map(([name, value]) => ({ name, value })),
+    cwd: command.cwd,
+    ...(command.outputByteLimit === undefined ? {} : { outputByteLimit: command.outputByteLimit }),
+  }, requestMs);
   const terminalId = field(created, "terminalId");
   if (typeof terminalId !== "string" || terminalId === "") {
     throw new EditorRequestError(
@@ -225,15 +201,8 @@ async function runCommand(at: Terminals, command: EditorCommand): Promise<Editor
   const ids = { sessionId, terminalId };
   try {
     if (command.toolCallId !== undefined) at.show(command.toolCallId, terminalId);
-    const wait = methods.client.terminal.waitForExit;
-    const waitForExit = (ms: number | undefined, signal: AbortSignal | undefined) =>
-      bounded(
-        wait,
-        ms,
-        signal,
-        (cancellationSignal) =>
-          client.request(wait, ids, { cancellationSignal, stopWaitingOnCancel: true }),
-      );
+    const waitForExit = (ms: number | undefined, signal?: AbortSignal) =>
+      ask(client, methods.client.terminal.waitForExit, ids, ms, signal);
     let exit: unknown;
     let killed = false;
     try {
@@ -243,26 +212,13 @@ async function runCommand(at: Terminals, command: EditorCommand): Promise<Editor
       killed = true;
     }
     if (killed) {
-      const kill = methods.client.terminal.kill;
-      await bounded(
-        kill,
-        requestMs,
-        undefined,
-        (cancellationSignal) =>
-          client.request(kill, ids, { cancellationSignal, stopWaitingOnCancel: true }),
-      ).catch(() => {
+      await ask(client, methods.client.terminal.kill, ids, requestMs).catch(() => {
         // The output is still worth asking for; the terminal is released below.
       });
-      exit = await waitForExit(at.killGraceMs, undefined).catch(() => undefined);
+      exit = await waitForExit(at.killGraceMs).catch(() => undefined);
     }
     const outputMethod = methods.client.terminal.output;
-    const answer: unknown = await bounded(
-      outputMethod,
-      requestMs,
-      undefined,
-      (cancellationSignal) =>
-        client.request(outputMethod, ids, { cancellationSignal, stopWaitingOnCancel: true }),
-    );
+    const answer = await ask(client, outputMethod, ids, requestMs);
     const output = field(answer, "output");
     if (typeof output !== "string") {
       throw new EditorRequestError(outputMethod, `it answered without text (${shape(output)})`);
@@ -270,18 +226,9 @@ async function runCommand(at: Terminals, command: EditorCommand): Promise<Editor
     const status = exitStatus(exit) ?? exitStatus(field(answer, "exitStatus")) ?? {};
     return { output, truncated: field(answer, "truncated") === true, ...status, killed };
   } finally {
-    const release = methods.client.terminal.release;
-    await bounded(
-      release,
-      requestMs,
-      undefined,
-      (cancellationSignal) =>
-        client.request(release, ids, { cancellationSignal, stopWaitingOnCancel: true }),
-    ).catch(
-      () => {
-        // A terminal the editor will not release is the editor's to clean up.
-      },
-    );
+    await ask(client, methods.client.terminal.release, ids, requestMs).catch(() => {
+      // A terminal the editor will not release is the editor's to clean up.
+    });
   }
 }
 
@@ -297,14 +244,16 @@ function exitStatus(value: unknown): { exitCode?: number; signal?: string } | un
   return Object.keys(status).length === 0 ? undefined : status;
 }
 
-// A request to the editor, given up when `signal` aborts or, with `ms`, when no answer came in
-// time; its failure an EditorRequestError naming the method.
-async function bounded<T>(
-  method: string,
+// A request to the editor, given up (and withdrawn) when `signal` aborts or, with `ms`, when no
+// answer came in time; its failure an EditorRequestError naming the method. The answer is the
+// caller's to check: the editor is another program.
+async function ask<M extends ClientRequestMethod>(
+  client: EditorClient,
+  method: M,
+  params: ClientRequestParamsByMethod[M],
   ms: number | undefined,
-  signal: AbortSignal | undefined,
-  send: (cancellationSignal: AbortSignal) => Promise<T>,
-): Promise<T> {
+  signal?: AbortSignal,
+): Promise<unknown> {
   const controller = new AbortController();
   let late = false;
   const timer = ms === undefined ? undefined : setTimeout(() => {
@@ -315,7 +264,10 @@ async function bounded<T>(
   signal?.addEventListener("abort", onAbort, { once: true });
   if (signal?.aborted) controller.abort();
   try {
-    return await send(controller.signal);
+    return await client.request(method, params, {
+      cancellationSignal: controller.signal,
+      stopWaitingOnCancel: true,
+    });
   } catch (error) {
     const reason = late
       ? `no answer within ${ms} ms`

@@ -9,7 +9,8 @@
 import type { EditorCommand, EditorCommandResult, ProcessPolicy, ToolResult } from "@amber/core";
 import { childEnvironment, redactSecrets } from "../process_group.ts";
 import { describeError, toolError } from "../_workspace.ts";
-import { commandResult, type Stopped } from "./_result.ts";
+import { commandResult } from "./_result.ts";
+import { CommandStopper } from "./_stopper.ts";
 
 /** What one run in an editor terminal needs. */
 export interface TerminalRun {
@@ -44,16 +45,7 @@ export async function runInTerminal(options: TerminalRun): Promise<ToolResult> {
   const script = ["-c", `exec 2>&1; ${options.command}`];
   const unset = withheldNames(env).flatMap((name) => ["-u", name]);
   const controller = new AbortController();
-  let stopped: Stopped;
-  const onAbort = (): void => {
-    stopped ??= "cancelled";
-    controller.abort();
-  };
-  signal.addEventListener("abort", onAbort, { once: true });
-  const timer = setTimeout(() => {
-    stopped ??= "timeout";
-    controller.abort();
-  }, timeoutMs);
+  const stopper = new CommandStopper(signal, timeoutMs, () => controller.abort());
   let ended: EditorCommandResult;
   try {
     ended = await options.run({
@@ -71,10 +63,10 @@ export async function runInTerminal(options: TerminalRun): Promise<ToolResult> {
       `cannot run bash in the editor's terminal: ${redactSecrets(describeError(error), secrets)}`,
     );
   } finally {
-    clearTimeout(timer);
-    signal.removeEventListener("abort", onAbort);
+    stopper.dispose();
   }
-  if (!ended.killed) stopped = undefined;
+  // A command that ended on its own as it was being stopped did not stop for it.
+  const stopped = ended.killed ? stopper.stopped : undefined;
   return commandResult(cut(ended, options.maxChars, secrets), stopped, timeoutMs, {
     ...(ended.exitCode === undefined ? {} : { code: ended.exitCode }),
     ...(ended.signal === undefined ? {} : { signal: ended.signal }),

@@ -26,7 +26,8 @@ import {
 } from "../process_group.ts";
 import { toolPlugin } from "../tool_plugin.ts";
 import { LiveOutput } from "./_live_output.ts";
-import { commandResult, type Stopped } from "./_result.ts";
+import { commandResult } from "./_result.ts";
+import { CommandStopper } from "./_stopper.ts";
 import { runInTerminal } from "./_terminal.ts";
 
 /** The timeout of a command whose call does not set one (ms). */
@@ -187,27 +188,15 @@ async function runBash(
   // The host stops it if amber exits or is signalled mid-command, and finds it after a kill -9.
   processes?.track(group, ["bash", "-c", args.command]);
 
-  let ended: Stopped;
-  const onAbort = (): void => {
-    ended ??= "cancelled";
-    group.stop();
-  };
-  signal.addEventListener("abort", onAbort, { once: true });
-  // The signal may have fired while the process was being spawned.
-  if (signal.aborted) onAbort();
-  const timer = setTimeout(() => {
-    ended ??= "timeout";
-    group.stop();
-  }, timeoutMs);
+  const stopper = new CommandStopper(signal, timeoutMs, () => group.stop());
   let exit: GroupExit;
   try {
     exit = await group.finished;
   } finally {
-    clearTimeout(timer);
-    signal.removeEventListener("abort", onAbort);
+    stopper.dispose();
     // The output has ended: its last batch reaches the call's row before the result does.
     live?.close();
   }
 
-  return commandResult(output.render(secrets), ended, timeoutMs, exit);
+  return commandResult(output.render(secrets), stopper.stopped, timeoutMs, exit);
 }

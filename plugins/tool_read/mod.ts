@@ -30,6 +30,11 @@ export const DEFAULT_READ_LIMIT = 2000;
 export const MAX_LINE_CHARS = 2000;
 /** One call returns at most this many characters; the trailer says where to go on. */
 export const MAX_READ_CHARS = 200_000;
+/**
+ * A text file larger than this on disk is read from disk even when an editor could give it: an
+ * editor sends the whole text in one message, and a log this size is rarely an open buffer.
+ */
+export const MAX_EDITOR_READ_BYTES = 4 * 1024 * 1024;
 // Bytes inspected for a NUL before the file is judged binary.
 const SNIFF_BYTES = 8192;
 // Entries a directory error lists before it says how many more there are.
@@ -169,7 +174,11 @@ async function read(
     // What is not text the editor could show is judged, and refused, as without an editor.
     const text = utf16Bom(head.subarray(0, got)) === undefined &&
       !head.subarray(0, got).includes(0);
-    if (fromEditor !== undefined && text) return await fromEditor(false);
+    // A file too large to hold whole is read from disk a window at a time: the editor's
+    // protocol sends a file's text in one message.
+    if (fromEditor !== undefined && text && info.size <= MAX_EDITOR_READ_BYTES) {
+      return await fromEditor(false);
+    }
     await file.seek(0, Deno.SeekMode.Start);
     return await readWindow(file, shown, offset, limit, signal);
   } catch (error) {

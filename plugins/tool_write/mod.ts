@@ -35,7 +35,7 @@ import {
   withUtf8Bom,
 } from "../_text_bytes.ts";
 import { toolPlugin } from "../tool_plugin.ts";
-import { type EditorFiles, editorFiles, splitBom } from "../_editor_files.ts";
+import { type EditorFiles, editorFiles } from "../_editor_files.ts";
 
 // Files larger than this are replaced without looking at their conventions.
 const CONVENTION_LIMIT = 8 * 1024 * 1024;
@@ -174,8 +174,8 @@ async function plan(
       let old: Uint8Array = await Deno.readFile(path);
       if (files !== undefined && textOf(old) !== undefined) {
         try {
-          const { body, bom } = splitBom(await files.read(path, signal));
-          old = bom ? withUtf8Bom(new TextEncoder().encode(body)) : new TextEncoder().encode(body);
+          // A leading U+FEFF encodes as the UTF-8 byte order mark, which conventionsOf keeps.
+          old = new TextEncoder().encode(await files.read(path, signal));
         } catch (error) {
           return toolError(
             `cannot write ${shown}: the editor could not read it: ${describeError(error)}`,

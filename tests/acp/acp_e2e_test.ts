@@ -6,15 +6,14 @@ import {
   client,
   type ClientConnection,
   methods,
-  ndJsonStream,
   type RequestPermissionRequest,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
-import { MAIN, PERMISSIONS } from "../cli/_subprocess.ts";
 import { slowStream } from "../cli/_slow_stream.ts";
 import { switchHelloOn } from "../_hello_on.ts";
 import { tempDir } from "../_helpers.ts";
+import { startAmberAcp, within } from "./_amber_acp.ts";
 
 // A running `amber acp` and the editor side of its connection.
 interface Editor extends AsyncDisposable {
@@ -35,19 +34,6 @@ function startEditor(
   baseUrl: string,
   answers: string[] = [],
 ): Editor {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMISSIONS, MAIN, "acp", "--base-url", baseUrl],
-    env: {
-      AMBER_CONFIG_DIR: configDir,
-      INIT_CWD: workspace,
-      NO_COLOR: "1",
-      OPENAI_API_KEY: "sk-test-key-1234",
-    },
-    cwd: workspace,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
   const updates: SessionNotification[] = [];
   const permissions: RequestPermissionRequest[] = [];
   let withdrawn = 0;
@@ -65,9 +51,9 @@ function startEditor(
       withdrawn++;
       return { outcome: { outcome: "cancelled" } };
     });
-  const connection = app.connect(ndJsonStream(child.stdin, child.stdout));
+  const amber = startAmberAcp(app, { configDir, workspace, baseUrl });
   return {
-    agent: connection.agent,
+    agent: amber.agent,
     updates,
     permissions,
     withdrawn: () => withdrawn,
@@ -87,27 +73,8 @@ function startEditor(
         waiters.add(check);
       });
     },
-    async [Symbol.asyncDispose]() {
-      connection.close();
-      await child.stdin.close().catch(() => {});
-      const status = await child.status;
-      assert.equal(status.code, 0, "amber acp ends cleanly when stdin closes");
-    },
+    [Symbol.asyncDispose]: () => amber[Symbol.asyncDispose](),
   };
-}
-
-// `promise`, or a failure once `ms` passed: a turn that ignores a cancel fails the test instead
-// of hanging it.
-async function within<T>(promise: Promise<T>, ms = 30_000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function texts(updates: readonly SessionNotification[], kind: string): string {

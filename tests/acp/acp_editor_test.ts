@@ -7,16 +7,13 @@ import assert from "node:assert/strict";
 import {
   client,
   methods,
-  ndJsonStream,
   RequestError,
   type SessionNotification,
   type WaitForTerminalExitResponse,
 } from "@agentclientprotocol/sdk";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
-import { MAIN, PERMISSIONS } from "../cli/_subprocess.ts";
 import { tempDir } from "../_helpers.ts";
-
-const KEY = "sk-test-key-1234";
+import { startAmberAcp, TEST_KEY, within } from "./_amber_acp.ts";
 
 // One command the editor runs in a terminal.
 interface Terminal {
@@ -43,14 +40,6 @@ async function startEditor(
   baseUrl: string,
   options: EditorOptions,
 ) {
-  const amber = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMISSIONS, MAIN, "acp", "--base-url", baseUrl],
-    env: { AMBER_CONFIG_DIR: configDir, NO_COLOR: "1", OPENAI_API_KEY: KEY },
-    cwd: workspace,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
   const buffers = new Map<string, string>();
   const asked: string[] = [];
   const written: { path: string; content: string }[] = [];
@@ -82,7 +71,7 @@ async function startEditor(
       if (options.garbage) return { terminalId: 42 } as unknown as { terminalId: string };
       created.push({ command: params.command, args: params.args ?? [], cwd: params.cwd });
       // The editor's own environment holds the key too: it is where amber got it from.
-      const env: Record<string, string> = { OPENAI_API_KEY: KEY };
+      const env: Record<string, string> = { OPENAI_API_KEY: TEST_KEY };
       for (const { name, value } of params.env ?? []) env[name] = value;
       const child = new Deno.Command(params.command, {
         args: params.args ?? [],
@@ -135,19 +124,19 @@ async function startEditor(
       await terminal?.status;
       return {};
     });
-  const connection = app.connect(ndJsonStream(amber.stdin, amber.stdout));
-  await connection.agent.request(methods.agent.initialize, {
+  const amber = startAmberAcp(app, { configDir, workspace, baseUrl });
+  await amber.agent.request(methods.agent.initialize, {
     protocolVersion: 1,
     clientCapabilities: options.offers
       ? { fs: { readTextFile: true, writeTextFile: true }, terminal: true }
       : {},
   });
-  const { sessionId } = await connection.agent.request(methods.agent.session.new, {
+  const { sessionId } = await amber.agent.request(methods.agent.session.new, {
     cwd: workspace,
     mcpServers: [],
   });
   return {
-    agent: connection.agent,
+    agent: amber.agent,
     sessionId,
     buffers,
     asked,
@@ -156,9 +145,7 @@ async function startEditor(
     updates,
     terminals,
     async [Symbol.asyncDispose]() {
-      connection.close();
-      await amber.stdin.close().catch(() => {});
-      assert.equal((await amber.status).code, 0, "amber acp ends cleanly when stdin closes");
+      await amber[Symbol.asyncDispose]();
       for (const terminal of terminals.values()) {
         try {
           terminal.child.kill("SIGKILL");
@@ -179,19 +166,6 @@ function exitOf(status: Deno.CommandStatus): WaitForTerminalExitResponse {
 function toolResults(server: FakeProvider): string[] {
   const last = server.requests.at(-1)?.body as { messages: { role: string; content: string }[] };
   return last.messages.filter((m) => m.role === "tool").map((m) => m.content);
-}
-
-// `promise`, or a failure once `ms` passed, so a turn that ignores a cancel fails, not hangs.
-async function within<T>(promise: Promise<T>, ms = 30_000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 async function setUp() {

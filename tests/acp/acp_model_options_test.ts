@@ -35,6 +35,16 @@ async function openSession(
   });
 }
 
+// A session on an OpenAI-compatible service at another base URL, whose `local-big` config.yaml
+// describes.
+function localSession(dir: string): Promise<AgentSession & AsyncDisposable> {
+  return openSession(
+    dir,
+    { provider: "openai", model: "my-model", baseUrl: "http://127.0.0.1:9/v1" },
+    "models:\n  local-big:\n    contextWindow: 131072\n",
+  );
+}
+
 function values(choices: readonly { value: string }[]): string[] {
   return choices.map((choice) => choice.value);
 }
@@ -59,11 +69,7 @@ Deno.test("modelChoices: the provider's catalog that can call tools, and usable 
 
 Deno.test("modelChoices: at another base URL, config.yaml's models and the one in use", async () => {
   await using tmp = await tempDir();
-  await using session = await openSession(
-    tmp.dir,
-    { provider: "openai", model: "my-model", baseUrl: "http://127.0.0.1:9/v1" },
-    "models:\n  local-big:\n    contextWindow: 131072\n",
-  );
+  await using session = await localSession(tmp.dir);
   const offered = values(await modelChoices(session, env)).filter((value) =>
     value.startsWith("openai/")
   );
@@ -72,11 +78,7 @@ Deno.test("modelChoices: at another base URL, config.yaml's models and the one i
 
 Deno.test("switchModel: within the provider, to another preset, and a value that is none", async () => {
   await using tmp = await tempDir();
-  await using session = await openSession(tmp.dir, {
-    provider: "openai",
-    model: "my-model",
-    baseUrl: "http://127.0.0.1:9/v1",
-  }, "models:\n  local-big:\n    contextWindow: 131072\n");
+  await using session = await localSession(tmp.dir);
   const choices = await modelChoices(session, env);
   switchModel(session, "openai/local-big", choices);
   assert.equal(session.model, "local-big");
@@ -96,11 +98,7 @@ Deno.test("switchModel: within the provider, to another preset, and a value that
 
 Deno.test("configOptions and setConfigOption: mode and model, each set and reported", async () => {
   await using tmp = await tempDir();
-  await using session = await openSession(tmp.dir, {
-    provider: "openai",
-    model: "my-model",
-    baseUrl: "http://127.0.0.1:9/v1",
-  }, "models:\n  local-big:\n    contextWindow: 131072\n");
+  await using session = await localSession(tmp.dir);
   const current = (options: Awaited<ReturnType<typeof configOptions>>) =>
     options.map((option) => [option.id, option.currentValue]);
   assert.deepEqual(current(await configOptions(session, env)), [

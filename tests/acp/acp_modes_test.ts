@@ -7,14 +7,13 @@ import {
   client,
   type ClientConnection,
   methods,
-  ndJsonStream,
   type RequestPermissionRequest,
   type SessionConfigOption,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
-import { MAIN, PERMISSIONS } from "../cli/_subprocess.ts";
 import { tempDir } from "../_helpers.ts";
+import { startAmberAcp } from "./_amber_acp.ts";
 
 interface Editor extends AsyncDisposable {
   readonly agent: ClientConnection["agent"];
@@ -30,19 +29,6 @@ function startEditor(
   extraArgs: readonly string[] = [],
   onPermission?: (agent: ClientConnection["agent"]) => Promise<void>,
 ): Editor {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMISSIONS, MAIN, "acp", "--base-url", baseUrl, ...extraArgs],
-    env: {
-      AMBER_CONFIG_DIR: configDir,
-      INIT_CWD: workspace,
-      NO_COLOR: "1",
-      OPENAI_API_KEY: "sk-test-key-1234",
-    },
-    cwd: workspace,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
   const updates: SessionNotification[] = [];
   const permissions: RequestPermissionRequest[] = [];
   const app = client({ name: "test-editor" })
@@ -51,20 +37,15 @@ function startEditor(
     })
     .onRequest(methods.client.session.requestPermission, async ({ params }) => {
       permissions.push(params);
-      await onPermission?.(connection.agent);
+      await onPermission?.(amber.agent);
       return { outcome: { outcome: "selected", optionId: "allow_once" } };
     });
-  const connection = app.connect(ndJsonStream(child.stdin, child.stdout));
+  const amber = startAmberAcp(app, { configDir, workspace, baseUrl, args: extraArgs });
   return {
-    agent: connection.agent,
+    agent: amber.agent,
     updates,
     permissions,
-    async [Symbol.asyncDispose]() {
-      connection.close();
-      await child.stdin.close().catch(() => {});
-      const status = await child.status;
-      assert.equal(status.code, 0, "amber acp ends cleanly when stdin closes");
-    },
+    [Symbol.asyncDispose]: () => amber[Symbol.asyncDispose](),
   };
 }
 

@@ -14,7 +14,7 @@ import type {
 } from "@amber/core";
 import { createToolBashPlugin } from "@amber/plugins/tool_bash";
 import { createToolEditPlugin } from "@amber/plugins/tool_edit";
-import { createToolReadPlugin } from "@amber/plugins/tool_read";
+import { createToolReadPlugin, MAX_EDITOR_READ_BYTES } from "@amber/plugins/tool_read";
 import { createToolWritePlugin } from "@amber/plugins/tool_write";
 import { toolPlugin } from "@amber/plugins/tool_plugin";
 import { makeRuntime } from "../_helpers.ts";
@@ -128,6 +128,17 @@ Deno.test("read: the editor's unsaved text, numbered and windowed as from disk",
   assert.equal((await t.run("read", { path: "new.txt" })).output, "    1\tdraft");
 });
 
+Deno.test("read: a text file over the editor's bound is read from disk, a window at a time", async () => {
+  const editor = new FakeEditor();
+  await using t = await tools({ editor: editor.service() });
+  editor.failRead = "must not be asked";
+  const line = "x".repeat(99) + "\n";
+  await Deno.writeTextFile(`${t.root}/big.log`, line.repeat(MAX_EDITOR_READ_BYTES / 100 + 1));
+  const result = await t.run("read", { path: "big.log", limit: 1 });
+  assert.equal(result.ok, true, result.error);
+  assert.match(result.output, /^ {4}1\tx{99}\n\n\[\d+ more lines/);
+});
+
 Deno.test("read: images, binary and missing files are judged on disk", async () => {
   const editor = new FakeEditor();
   await using t = await tools({ editor: editor.service() });
@@ -235,6 +246,18 @@ Deno.test("write: replaces the editor's text, keeping its CRLF, and makes missin
   assert.equal((await Deno.stat(`${t.root}/sub/dir`)).isDirectory, true);
   assert.deepEqual(editor.writes.map((w) => w.path), [path, `${t.root}/sub/dir/b.txt`]);
   await assert.rejects(Deno.stat(`${t.root}/sub/dir/b.txt`), Deno.errors.NotFound);
+});
+
+Deno.test("write: keeps the byte order mark the editor's text begins with", async () => {
+  const editor = new FakeEditor();
+  await using t = await tools({ editor: editor.service() });
+  const path = `${t.root}/bom.txt`;
+  await Deno.writeTextFile(path, "disk\n");
+  editor.buffers.set(path, "\uFEFFold\n");
+  const result = await t.run("write", { path: "bom.txt", content: "new\n" });
+  assert.equal(result.ok, true, result.error);
+  assert.deepEqual(editor.writes, [{ path, text: "\uFEFFnew\n" }]);
+  assert.deepEqual(result.change, { path: "bom.txt", before: "old\n", after: "new\n" });
 });
 
 // A host policy that keeps `name` from children, as HostProcesses keeps a provider key.
@@ -348,6 +371,32 @@ Deno.test("a plugin sees only the editor members the host offers, frozen", async
     assert.ok(seen !== undefined);
     assert.deepEqual(Object.keys(seen).sort(), ["readTextFile", "writeTextFile"]);
     assert.ok(Object.isFrozen(seen));
+  } finally {
+    await runtime.stop();
+  }
+});
+
+Deno.test("a plugin's malformed editor command is a rejection, not a throw", async () => {
+  let seen: EditorService | undefined;
+  const service: EditorService = {
+    runCommand: () => Promise.resolve({ output: "", truncated: false, exitCode: 0, killed: false }),
+  };
+  const { runtime } = makeRuntime({ host: { editor: service }, allOn: true });
+  runtime.register(toolPlugin({
+    id: "careless",
+    name: "Careless",
+    description: "Hands the editor a command whose args are no list.",
+    tools: ["careless"],
+    build(services) {
+      seen = services.host.editor;
+      return [];
+    },
+  }));
+  await runtime.start();
+  try {
+    const run = seen!.runCommand!;
+    const pending = run({ command: "ls", args: 5 } as unknown as Parameters<typeof run>[0]);
+    await assert.rejects(pending, TypeError);
   } finally {
     await runtime.stop();
   }
