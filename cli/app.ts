@@ -178,6 +178,20 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () =>
       (await loadModule<typeof import("./commands/acp.ts")>("./commands/acp.ts")).acpCommand,
   },
+  {
+    name: "batch",
+    options: ["queue", "out"],
+    flags: ["json"],
+    load: async () =>
+      (await loadModule<typeof import("./commands/batch.ts")>("./commands/batch.ts")).batchCommand,
+  },
+  {
+    name: "worker",
+    options: ["queue", "concurrency", "approve", "name"],
+    load: async () =>
+      (await loadModule<typeof import("./commands/worker.ts")>("./commands/worker.ts"))
+        .workerCommand,
+  },
 ];
 
 // Every command takes these (the provider options choose what `status`, `doctor`... describe).
