@@ -182,14 +182,17 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "batch",
     options: ["queue", "out"],
     flags: ["json"],
+    // Typed by hand: `typeof import(...)` would pull BullMQ's and ioredis's types (which want
+    // Node's) into every module that reads this table, and into `deno doc`.
     load: async () =>
-      (await loadModule<typeof import("./commands/batch.ts")>("./commands/batch.ts")).batchCommand,
+      (await loadModule<{ readonly batchCommand: CliCommand }>("./commands/batch.ts"))
+        .batchCommand,
   },
   {
     name: "worker",
     options: ["queue", "concurrency", "approve", "name"],
     load: async () =>
-      (await loadModule<typeof import("./commands/worker.ts")>("./commands/worker.ts"))
+      (await loadModule<{ readonly workerCommand: CliCommand }>("./commands/worker.ts"))
         .workerCommand,
   },
 ];
