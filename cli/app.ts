@@ -178,6 +178,23 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () =>
       (await loadModule<typeof import("./commands/acp.ts")>("./commands/acp.ts")).acpCommand,
   },
+  {
+    name: "batch",
+    options: ["queue", "out"],
+    flags: ["json"],
+    // Typed by hand: `typeof import(...)` would pull BullMQ's and ioredis's types (which want
+    // Node's) into every module that reads this table, and into `deno doc`.
+    load: async () =>
+      (await loadModule<{ readonly batchCommand: CliCommand }>("./commands/batch.ts"))
+        .batchCommand,
+  },
+  {
+    name: "worker",
+    options: ["queue", "concurrency", "approve", "name"],
+    load: async () =>
+      (await loadModule<{ readonly workerCommand: CliCommand }>("./commands/worker.ts"))
+        .workerCommand,
+  },
 ];
 
 // Every command takes these (the provider options choose what `status`, `doctor`... describe).

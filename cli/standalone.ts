@@ -19,7 +19,10 @@ import { runProcess } from "./process_main.ts";
 
 // What `main.ts` loads by computed specifiers (see lazy_modules.ts), as literal imports here.
 provideModules({
+  "./batch/store.ts": () => import("./batch/store.ts"),
+  "./batch/worker.ts": () => import("./batch/worker.ts"),
   "./commands/acp.ts": () => import("./commands/acp.ts"),
+  "./commands/batch.ts": () => import("./commands/batch.ts"),
   "./commands/cmd.ts": () => import("./commands/cmd.ts"),
   "./commands/config.ts": () => import("./commands/config.ts"),
   "./commands/demo.ts": () => import("./commands/demo.ts"),
@@ -36,6 +39,7 @@ provideModules({
   "./commands/sessions.ts": () => import("./commands/sessions.ts"),
   "./commands/tools.ts": () => import("./commands/tools.ts"),
   "./commands/tui.ts": () => import("./commands/tui.ts"),
+  "./commands/worker.ts": () => import("./commands/worker.ts"),
   "./leftovers.ts": () => import("./leftovers.ts"),
   "./mcp_logs.ts": () => import("./mcp_logs.ts"),
   "./mcp_sources.ts": () => import("./mcp_sources.ts"),
