@@ -88,7 +88,9 @@ const TIMEOUTS = {
   initialize: 20_000,
   plugins: {
     attack_spin_init: { initialize: 1000 },
-    attack_spin_tool: { tool: 1000, toolGrace: 200 },
+    // The grace is the time the kill of its process has to end the call: 200 ms was not enough
+    // on a loaded machine, and a tool still running after it ends the turn (as designed).
+    attack_spin_tool: { tool: 1000, toolGrace: 3000 },
   },
 };
 
