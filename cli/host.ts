@@ -36,6 +36,8 @@ import { loadModule } from "./lazy_modules.ts";
 import { createJobService } from "./jobs.ts";
 import { createTodoService } from "./todos.ts";
 import { HostFaults } from "./host_faults.ts";
+import { registerFiles } from "./files/files_plugin.ts";
+import { AgentCatalog } from "./files/agent_catalog.ts";
 import { pluginLockPath } from "./plugin_lock.ts";
 import type { ThirdPartyPlugins } from "./third_party_start.ts";
 import type { ProviderOverrides } from "./provider_settings.ts";
@@ -140,6 +142,11 @@ export interface Host {
    * (`amber mcp approve NAME`); empty when there are none.
    */
   readonly mcpAwaiting: readonly AwaitingServer[];
+  /**
+   * The agents the markdown files define (`agents/<name>.md`), by the plugin that loaded them:
+   * what the session's sub-agent service lists for the `task` tool and `/agents`.
+   */
+  readonly agents: AgentCatalog;
   /**
    * Deactivates every plugin (their state files stay as they are), stops every job and every
    * command still running, and stops answering SIGTERM and SIGHUP.
@@ -251,6 +258,15 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     processes,
     options,
   });
+  // Markdown commands, skills and agents: after every other plugin, so a name one has is theirs.
+  const agents = new AgentCatalog();
+  registerFiles(runtime, config, {
+    configDir: dir,
+    workspace,
+    services,
+    commandRoots: () => registries.command.tree(),
+    ...(options.onDiagnostic !== undefined ? { onDiagnostic: options.onDiagnostic } : {}),
+  });
   claimFlavors(registries, [...plugins, ...(added?.plugins ?? [])]);
   faults.start(runtime);
   await runtime.start();
@@ -268,6 +284,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     coreServices: core,
     ...(mcp?.servers !== undefined ? { mcp: mcp.servers } : {}),
     mcpAwaiting: mcp?.awaiting ?? [],
+    agents,
     snapshot: (overrides) => snapshotFor(runtime, overrides ?? {}),
     close: async () => {
       await runtime.stop();

@@ -38,6 +38,7 @@ export {
   namespacedExact,
 } from "./bound.ts";
 export type {
+  AgentDefinition,
   HostServices,
   JobInfo,
   JobService,
@@ -45,6 +46,7 @@ export type {
   PluginServices,
   ProcessPolicy,
   StartedProcess,
+  SubagentRunOptions,
   SubagentService,
   TodoItem,
   TodoService,
@@ -54,6 +56,7 @@ export {
   type AmberConfig,
   type ApprovalPolicy,
   type CompactionConfig,
+  type CompatConfig,
   configDir,
   type McpConfig,
   type PermissionsConfig,

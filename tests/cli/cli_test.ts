@@ -186,7 +186,7 @@ Deno.test("amber config check lists every problem with file, line and column, an
   const installed = makeBundledPlugins().map((p) => p.id).join(", ");
   const lines = result.out.split("\n").map((l) => l.replace(`${tmp.dir}/`, ""));
   deepStrictEqual(lines, [
-    "config.yaml:1:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp, models, compaction, permissions)",
+    "config.yaml:1:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp, models, compaction, permissions, compat)",
     "config.yaml:2:8: model: expected a string, found number 3",
     `config.yaml:6:10: plugins.ghost: no plugin 'ghost' is installed (installed: ${installed})`,
     "config.yaml:5:15: plugins.hello.greeting: expected string, received number",
