@@ -261,6 +261,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   // Markdown commands, skills and agents: after every other plugin, so a name one has is theirs.
   const agents = new AgentCatalog();
   registerFiles(runtime, config, {
+    agents,
     configDir: dir,
     workspace,
     services,

@@ -18,7 +18,10 @@ export interface AgentListing {
   readonly shadowed: readonly { readonly pluginId: string; readonly message: string }[];
 }
 
-const EMPTY: AgentListing = Object.freeze({ agents: Object.freeze([]), shadowed: Object.freeze([]) });
+const EMPTY: AgentListing = Object.freeze({
+  agents: Object.freeze([]),
+  shadowed: Object.freeze([]),
+});
 
 /**
  * The agents plugins have loaded, by plugin.

@@ -9,9 +9,30 @@
 
 import type { Diagnostic, HostServices, PluginRuntime } from "@amber/core";
 import { SessionPermissions } from "../session/permissions.ts";
-import type { CommandFile, FilesContext } from "./definitions.ts";
-import type { FilesBuilder } from "./files_plugin.ts";
+import type { CommandFile, FilesBuilder, FilesContext } from "./definitions.ts";
 import { commandCapabilities, type CommandTemplateHost, runShell } from "./markdown_commands.ts";
+
+/**
+ * The roots amber's own front ends add (the interactive session's `/help`, `/model`..., and the
+ * core's `/set`, `/get`): a markdown command never takes one, in any front end, so `/help` means
+ * the same in `amber run` as on the screen.
+ */
+export const AMBER_COMMAND_ROOTS: ReadonlySet<string> = new Set([
+  "set",
+  "get",
+  "help",
+  "plugins",
+  "panel",
+  "mcp",
+  "model",
+  "provider",
+  "sessions",
+  "resume",
+  "compact",
+  "clear",
+  "quit",
+  "permissions",
+]);
 
 /** How long one `` !`cmd` `` line may run: within the command deadline (30 s by default). */
 export const SHELL_LINE_TIMEOUT_MS = 20_000;
@@ -99,7 +120,7 @@ export function commandBuilder(
 ): FilesBuilder<"commands"> {
   const host = commandHost(() => runtime.config(), places);
   return (items: readonly CommandFile[]) => {
-    const held = new Map<string, string>();
+    const held = new Map<string, string>([...AMBER_COMMAND_ROOTS].map((root) => [root, "core"]));
     for (const root of places.commandRoots()) {
       if (root.owner !== context.pluginId) held.set(root.name, root.owner);
     }

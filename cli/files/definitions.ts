@@ -11,6 +11,7 @@
  */
 
 import { basename, join, relative, sep } from "node:path";
+import type { Capability } from "@amber/core";
 import { type Frontmatter, FrontmatterError, type FrontmatterReader } from "./frontmatter.ts";
 import { frontmatterReader } from "./frontmatter.ts";
 import type { AgentCatalog } from "./agent_catalog.ts";
@@ -111,6 +112,19 @@ export interface FilesContext {
   readonly agents?: AgentCatalog;
 }
 
+/** What a kind's builder makes of a folder's definitions. */
+export interface BuiltContributions {
+  /** The contributions. */
+  readonly capabilities: readonly Capability[];
+  /** Definitions left out, to report. */
+  readonly problems?: readonly FileProblem[];
+}
+
+/** Makes a kind's contributions from its definitions; synchronous (see `Plugin.capabilities`). */
+export type FilesBuilder<K extends DefinitionKind> = (
+  items: readonly DefinitionOf[K][],
+) => BuiltContributions;
+
 /** A file a folder holds, before it is read. */
 export interface ScannedFile {
   /** Its path. */
@@ -168,31 +182,39 @@ export function scanFolder(kind: DefinitionKind, dir: string): FolderScan {
     problems.push({ path: dir, message: "is not a folder" });
     return { files, problems, fingerprint: `!${dir}` };
   }
-  const walking = new Set<string>();
-  const walk = (folder: string, depth: number): void => {
-    let real: string;
+  // The folders being walked, outermost first. Only a symlink can lead back into one of them, so
+  // real paths are asked for (they cost a system call each) only when one is followed.
+  const walking: string[] = [];
+  const reals = new Map<string, string>();
+  const realOf = (path: string): string => {
+    let real = reals.get(path);
+    if (real === undefined) reals.set(path, real = Deno.realPathSync(path));
+    return real;
+  };
+  const loops = (folder: string): boolean => {
     try {
-      real = Deno.realPathSync(folder);
-    } catch (error) {
-      problems.push({ path: folder, message: `cannot be read: ${messageOf(error)}` });
-      return;
+      const real = realOf(folder);
+      return walking.some((above) => realOf(above) === real);
+    } catch {
+      return false;
     }
-    if (walking.has(real)) {
+  };
+  const walk = (folder: string, depth: number, linked: boolean): void => {
+    if (linked && loops(folder)) {
       problems.push({
         path: folder,
         message: "is a symlink loop: it leads back to a folder above",
       });
       return;
     }
-    walking.add(real);
     let entries: Deno.DirEntry[];
     try {
       entries = [...Deno.readDirSync(folder)].sort((a, b) => a.name < b.name ? -1 : 1);
     } catch (error) {
       problems.push({ path: folder, message: `cannot be listed: ${messageOf(error)}` });
-      walking.delete(real);
       return;
     }
+    walking.push(folder);
     for (const entry of entries) {
       if (entry.name.startsWith(".")) continue;
       const path = join(folder, entry.name);
@@ -205,7 +227,7 @@ export function scanFolder(kind: DefinitionKind, dir: string): FolderScan {
       }
       const below = relative(dir, path).split(sep).join("/");
       if (info.isDirectory) {
-        if (kind === "commands" && depth < MAX_DEPTH) walk(path, depth + 1);
+        if (kind === "commands" && depth < MAX_DEPTH) walk(path, depth + 1, entry.isSymlink);
         else if (kind === "skills" && depth === 0) {
           const skill = join(path, "SKILL.md");
           let found: Deno.FileInfo | undefined;
@@ -228,9 +250,9 @@ export function scanFolder(kind: DefinitionKind, dir: string): FolderScan {
       files.push({ path, relative: below, size: info.size });
       stamps.push(`${below}:${info.size}:${info.mtime?.getTime()}`);
     }
-    walking.delete(real);
+    walking.pop();
   };
-  walk(dir, 0);
+  walk(dir, 0, false);
   return { files, problems, fingerprint: `${dir}\n${stamps.join("\n")}` };
 }
 

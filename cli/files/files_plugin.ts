@@ -14,7 +14,6 @@
 
 import {
   any,
-  type Capability,
   type CapabilityBound,
   type Diagnostic,
   type Plugin,
@@ -22,6 +21,7 @@ import {
   type PluginRuntime,
 } from "@amber/core";
 import type { AmberConfig, HostServices } from "@amber/core";
+import { basename, dirname } from "node:path";
 import type { AgentCatalog } from "./agent_catalog.ts";
 import { agentBound, skillBound } from "./file_bounds.ts";
 import {
@@ -29,28 +29,16 @@ import {
   type DefinitionKind,
   type DefinitionOf,
   type FileProblem,
+  type FilesBuilder,
   type FilesContext,
   type FolderScan,
   readScanned,
-  scanFolder,
   type SkillFile,
 } from "./definitions.ts";
+import { FolderWatch } from "./folder_watch.ts";
 import { frontmatterReader, frontmatterReaderNow } from "./frontmatter.ts";
 import { loadModule } from "../lazy_modules.ts";
 import { type FileSource, fileSources } from "./sources.ts";
-
-/** What a kind's builder makes of a folder's definitions. */
-export interface BuiltContributions {
-  /** The contributions. */
-  readonly capabilities: readonly Capability[];
-  /** Definitions left out, to report. */
-  readonly problems?: readonly FileProblem[];
-}
-
-/** Makes a kind's contributions from its definitions; synchronous (see `Plugin.capabilities`). */
-export type FilesBuilder<K extends DefinitionKind> = (
-  items: readonly DefinitionOf[K][],
-) => BuiltContributions;
 
 /** Options of {@linkcode createFilesPlugin}. */
 export interface FilesPluginOptions<K extends DefinitionKind> {
@@ -108,7 +96,8 @@ export function createFilesPlugin<K extends DefinitionKind>(
   let loading: Promise<unknown> | undefined;
   let reported = new Set<string>();
 
-  const scan = (): FolderScan[] => source.folders.map((dir) => scanFolder(source.kind, dir));
+  const watches = source.folders.map((dir) => new FolderWatch(source.kind, dir));
+  const scan = (): FolderScan[] => watches.map((watch) => watch.poll());
   const fingerprintOf = (scans: readonly FolderScan[]) =>
     scans.map((s) => s.fingerprint).join("\n\0");
 
@@ -206,6 +195,9 @@ export function createFilesPlugin<K extends DefinitionKind>(
         items = [];
         readProblems = scans.flatMap((s) => s.problems);
         fingerprint = fingerprintOf(scans);
+        // The plugin is there because a file may well be added (see `registerFiles`): the
+        // parser loads in the background now, so the boundary after one appears can read it.
+        ensureLoaded();
       }
       report();
       return true;
@@ -232,6 +224,20 @@ export function createFilesPlugin<K extends DefinitionKind>(
   return plugin;
 }
 
+// The folder exists, or its parent is a dot folder (`.amber`, `.claude`) of the workspace that
+// does (`~/.claude` alone, which Claude Code keeps for its own state, is not enough).
+function likelyHome(folder: string, workspace: string): boolean {
+  const parent = dirname(folder);
+  const dotted = basename(parent).startsWith(".") && parent.startsWith(`${workspace}/`);
+  return (dotted ? [folder, parent] : [folder]).some((path) => {
+    try {
+      return Deno.statSync(path).isDirectory;
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** What {@linkcode registerFiles} needs of the host. */
 export interface FilesPluginHost {
   /** amber's config directory. */
@@ -251,8 +257,9 @@ export interface FilesPluginHost {
 }
 
 /**
- * Registers one plugin per markdown source `config` asks for (see `sources.ts`), after the
- * plugins already registered, so a command name amber or a plugin has stays theirs.
+ * Registers one plugin per markdown source `config` asks for (see `sources.ts`) that has a folder
+ * (or the workspace's `.amber`/`.claude` folder it would be in), after the plugins already
+ * registered, so a command name amber or a plugin has stays theirs.
  */
 export function registerFiles(
   runtime: PluginRuntime,
@@ -267,6 +274,10 @@ export function registerFiles(
   };
   const plugins: FilesPlugin[] = [];
   for (const source of fileSources(config, places)) {
+    // A source with none of its folders (nor the workspace's `.amber`/`.claude` to put one in)
+    // has no plugin: nothing listed, nothing polled. Such a folder created during a session
+    // counts from the next one.
+    if (!source.folders.some((folder) => likelyHome(folder, host.workspace))) continue;
     const context: FilesContext = {
       pluginId: source.pluginId,
       workspace: host.workspace,

@@ -269,9 +269,16 @@ export function commandCapabilities(
       man: notes.join("\n"),
       subtree: {},
       handlers: {
-        "": async (arg) => ({
-          prompt: await expandTemplate(command.body, arg, options.host, line),
-        }),
+        "": async (arg) => {
+          try {
+            return { prompt: await expandTemplate(command.body, arg, options.host, line) };
+          } catch (error) {
+            // A refusal is the user's (or the rules') answer, not a fault of the plugin: it is
+            // told, and nothing goes to the model.
+            if (error instanceof CommandTemplateError) return { text: error.message };
+            throw error;
+          }
+        },
       },
     });
   }

@@ -156,7 +156,9 @@ function skillTool(name: string, byName: ReadonlyMap<string, SkillFile>): Tool<S
     async execute({ name: wanted, file }): Promise<ToolResult> {
       const skill = byName.get(wanted);
       if (skill === undefined) {
-        return failure(`there is no skill '${wanted}'; the skills: ${[...byName.keys()].join(", ")}`);
+        return failure(
+          `there is no skill '${wanted}'; the skills: ${[...byName.keys()].join(", ")}`,
+        );
       }
       return file === undefined ? await loaded(skill) : await skillFile(skill, file);
     },
@@ -175,7 +177,10 @@ async function loaded(skill: SkillFile): Promise<ToolResult> {
     skill.body.trim(),
   ];
   if (skill.allowedTools !== undefined) {
-    lines.push("", `While this skill is active you may call only: ${skill.allowedTools.join(", ")}.`);
+    lines.push(
+      "",
+      `While this skill is active you may call only: ${skill.allowedTools.join(", ")}.`,
+    );
   }
   if (files.names.length > 0) {
     lines.push(

@@ -16,8 +16,9 @@
  */
 
 import type { AgentDefinition, ChatRequest, GateInput, GateOutcome, Message } from "@amber/core";
-import type { ModelPort } from "@amber/core/kernel";
+import type { ModelPort, RunOptions, RunResult } from "@amber/core/kernel";
 import { toolMatcher, toolsMatcher } from "../files/tool_patterns.ts";
+import { subagentAnswer } from "./subagent_sessions.ts";
 
 // Model names that mean "the session's model" rather than a model of the provider.
 const SESSION_MODELS = new Set(["inherit", "sonnet", "opus", "haiku"]);
@@ -108,7 +109,10 @@ export function agentGate(agent: string, tools: AgentTools): (input: GateInput) 
     }
     if (tools.allows(call.name)) return { kind: "allow" };
     const may = tools.names.length === 0 ? "no tool" : tools.names.join(", ");
-    return { kind: "block", reason: `the agent '${agent}' may not call ${call.name}; it may call: ${may}` };
+    return {
+      kind: "block",
+      reason: `the agent '${agent}' may not call ${call.name}; it may call: ${may}`,
+    };
   };
 }
 
@@ -199,32 +203,33 @@ export function agentPort(
   };
 }
 
-/** What a sub-agent's run as a defined agent takes in place of the session's own. */
-export interface AgentRun {
-  /** The model name of its requests. */
-  readonly modelName: string;
-  /** The session's model port, its requests made over for the agent. */
-  readonly model: ModelPort;
-  /** The host gate: `task` and the tools outside the agent's are blocked. */
-  readonly hostGate: (input: GateInput) => GateOutcome;
-  /** Said after the answer when entries of the agent's `tools` matched no tool. */
-  readonly note?: string;
-}
+/** What the session's runs take beyond their prompt, file, signal and budget. */
+export type RunExtras =
+  & Pick<RunOptions, "history" | "historyState" | "firstStep" | "onEvent" | "hostGate">
+  & Partial<Pick<RunOptions, "model" | "modelName">>;
 
-/** The session's side of an agent's run: its model, model port, workspace and tools now. */
-export interface AgentRunSession {
-  /** The session's model. */
-  readonly model: string;
-  /** The session's model port. */
-  readonly port: ModelPort;
-  /** The workspace root. */
-  readonly workspace: string;
-  /** The names of the tools the session has. */
-  readonly tools: readonly string[];
+/** How a sub-agent runs as a defined agent. */
+export interface AgentRun {
+  /**
+   * What its run takes in place of the session's: the agent's model name, the session's model
+   * port with each request made over for the agent, and the host gate that blocks `task` and
+   * every tool outside the agent's.
+   */
+  readonly options: {
+    readonly modelName: string;
+    readonly model: ModelPort;
+    readonly hostGate: (input: GateInput) => GateOutcome;
+  };
+  /**
+   * The sub-agent's answer from its run's result (throws when the run did not complete), with a
+   * note after it when entries of the agent's `tools` matched no tool.
+   */
+  answer(result: RunResult): string;
 }
 
 /**
- * How `agent` runs in `session`.
+ * How `agent` runs in a session on model `model` through `port`, over `host`'s workspace and
+ * tools.
  *
  * @example
  * ```ts
@@ -233,24 +238,46 @@ export interface AgentRunSession {
  * const port = { stream: () => Promise.reject(new Error("not called")) };
  * const run = agentRun(
  *   { name: "scout", description: "d", systemPrompt: "Look.", tools: ["read", "WebFetch"], model: "small" },
- *   { model: "big", port, workspace: "/w", tools: ["read", "bash"] },
+ *   "big",
+ *   port,
+ *   { workspace: "/w", registries: { tool: { list: () => [{ tool: { name: "read" } }, { tool: { name: "bash" } }] } } },
  * );
- * assert.equal(run.modelName, "small");
- * assert.equal(run.note, "the agent 'scout' names tools this session does not have: WebFetch; it ran with: read");
+ * assert.equal(run.options.modelName, "small");
+ * const result = {
+ *   cause: { kind: "completed" as const },
+ *   steps: 1,
+ *   messages: [{ role: "assistant" as const, content: "found" }],
+ *   usage: { promptTokens: 0, completionTokens: 0 },
+ *   compactions: 0,
+ *   state: new Map(),
+ * };
+ * assert.equal(
+ *   run.answer(result),
+ *   "found\n\n(the agent 'scout' names tools this session does not have: WebFetch; it ran with: read)",
+ * );
  * ```
  */
-export function agentRun(agent: AgentDefinition, session: AgentRunSession): AgentRun {
-  const tools = agentTools(agent, session.tools);
-  const run = {
-    modelName: agentModel(agent, session.model),
-    model: agentPort(session.port, { systemPrompt: agent.systemPrompt, tools }, session.workspace),
+export function agentRun(
+  agent: AgentDefinition,
+  model: string,
+  port: ModelPort,
+  host: {
+    readonly workspace: string;
+    readonly registries: {
+      readonly tool: { list(): readonly { readonly tool: { readonly name: string } }[] };
+    };
+  },
+): AgentRun {
+  const names = host.registries.tool.list().map((entry) => entry.tool.name);
+  const tools = agentTools(agent, names);
+  const options = {
+    modelName: agentModel(agent, model),
+    model: agentPort(port, { systemPrompt: agent.systemPrompt, tools }, host.workspace),
     hostGate: agentGate(agent.name, tools),
   };
-  if (tools.unknown.length === 0) return run;
+  if (tools.unknown.length === 0) return { options, answer: subagentAnswer };
   const ran = tools.names.length === 0 ? "no tools" : tools.names.join(", ");
-  return {
-    ...run,
-    note: `the agent '${agent.name}' names tools this session does not have: ` +
-      `${tools.unknown.join(", ")}; it ran with: ${ran}`,
-  };
+  const note = `the agent '${agent.name}' names tools this session does not have: ` +
+    `${tools.unknown.join(", ")}; it ran with: ${ran}`;
+  return { options, answer: (result) => `${subagentAnswer(result)}\n\n(${note})` };
 }

@@ -6,8 +6,18 @@
  * @module
  */
 
-import type { AgentDefinition, PluginRuntime } from "@amber/core";
+import type { AgentDefinition, PluginRuntime, SubagentService } from "@amber/core";
 import type { AgentCatalog, AgentListing } from "../files/agent_catalog.ts";
+
+/** What the agents are read from: a host's catalog and runtime. */
+export interface AgentHost {
+  /** The agents the markdown files define, by plugin. */
+  readonly agents: AgentCatalog;
+  /** Which plugins are on, and where a diagnostic goes. */
+  readonly runtime: PluginRuntime;
+}
+
+const NONE: readonly AgentDefinition[] = Object.freeze([]);
 
 /**
  * The defined agents of one session.
@@ -23,22 +33,27 @@ import type { AgentCatalog, AgentListing } from "../files/agent_catalog.ts";
  * const catalog = new AgentCatalog();
  * catalog.set("files.agents", [{ name: "a", description: "d", systemPrompt: "p" }]);
  * // No plugin named so is active: its agents are not listed.
- * assert.deepEqual(new DefinedAgents({ agents: catalog, runtime }).list(), []);
+ * assert.deepEqual(new DefinedAgents(() => ({ agents: catalog, runtime })).list(), []);
  * ```
  */
 export class DefinedAgents {
-  readonly #host: { readonly agents: AgentCatalog; readonly runtime: PluginRuntime };
+  readonly #host: () => AgentHost | undefined;
   #reported: AgentListing | undefined;
 
-  /** The agents of `host`'s catalog, as its runtime has their plugins on or off. */
-  constructor(host: { readonly agents: AgentCatalog; readonly runtime: PluginRuntime }) {
+  /**
+   * The agents of the catalog of the host `host` gives (none before there is one), as its
+   * runtime has their plugins on or off.
+   */
+  constructor(host: () => AgentHost | undefined) {
     this.#host = host;
   }
 
   /** The agents now: the same array for as long as they do not change. */
   list(): readonly AgentDefinition[] {
-    const { agents, runtime } = this.#host;
-    const listing = agents.list((id) => runtime.state(id).status === "active");
+    const host = this.#host();
+    if (host === undefined) return NONE;
+    const { agents, runtime } = host;
+    const listing = agents.list((id) => isActive(runtime, id));
     if (listing !== this.#reported) {
       this.#reported = listing;
       for (const { pluginId, message } of listing.shadowed) {
@@ -47,4 +62,34 @@ export class DefinedAgents {
     }
     return listing.agents;
   }
+}
+
+// A plugin the runtime does not know (no host registers an agents plugin it does not run) is off.
+function isActive(runtime: PluginRuntime, id: string): boolean {
+  try {
+    return runtime.state(id).status === "active";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A session's sub-agent service: `run` runs a sub-agent, and `agents` lists the defined agents
+ * of the host `host` gives (none before there is one).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { subagentService } from "./defined_agents.ts";
+ * const service = subagentService((prompt) => Promise.resolve(`done: ${prompt}`), () => undefined);
+ * assert.equal(await service.run("look", { signal: new AbortController().signal }), "done: look");
+ * assert.deepEqual(service.agents?.(), []);
+ * ```
+ */
+export function subagentService(
+  run: SubagentService["run"],
+  host: () => AgentHost | undefined,
+): SubagentService {
+  const agents = new DefinedAgents(host);
+  return { run, agents: () => agents.list() };
 }

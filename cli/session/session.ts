@@ -21,7 +21,7 @@ import {
   type Message,
   type ModelInfo,
   type StatusSnapshot,
-  type SubagentService,
+  type SubagentRunOptions,
   type TokenUsage,
 } from "@amber/core";
 import {
@@ -30,7 +30,6 @@ import {
   compactConversation,
   runAgent,
   type RunEvent,
-  type RunOptions,
   type RunResult,
   SessionFile,
 } from "@amber/core/kernel";
@@ -60,6 +59,8 @@ import { configuredKeys } from "./redact.ts";
 import { KnownKeys } from "./known_keys.ts";
 import { gatherSample, samplingMessages, type SamplingParams } from "./sampling.ts";
 import { subagentAnswer, subagentGate, SubagentSessions } from "./subagent_sessions.ts";
+import { agentRun, type RunExtras } from "./agent_runs.ts";
+import { subagentService } from "./defined_agents.ts";
 import { KeyRejections } from "./key_rejections.ts";
 import { ReplyWatch } from "./reply_watch.ts";
 
@@ -75,11 +76,8 @@ export class AgentSession {
   readonly #always = new Set<string>();
   // The `task` tool's service. The host needs it before its plugins start (so `task` installs),
   // and the session needs the started host: so the session exists first, owns this object and
-  // hands it to the host it opens. No holder is bound later: `run` is this session's method from
-  // the start, and nothing can call it before `open` returns, as `task` runs only inside a turn.
-  readonly #subagents: SubagentService = {
-    run: (prompt, { signal }) => this.#subagent(prompt, signal),
-  };
+  // hands it to the host it opens; `task` runs, and lists the host's agents, only after `open`.
+  readonly #subagents = subagentService((...args) => this.#subagent(...args), () => this.#host);
   #host: Host | undefined;
   readonly #tasks = new SubagentSessions();
   #approval: ApprovalPolicy = "ask";
@@ -513,11 +511,11 @@ export class AgentSession {
 
   // The run options for the model in use: its figures as known at each request, so a window
   // the provider's listing reports mid-turn counts from then on.
-  async #budget(): Promise<RunBudget> {
+  async #budget(agentModel?: string): Promise<RunBudget> {
     const { preset, model } = this.#resolved!;
     await this.#modelInfo();
     return runBudget(
-      () => this.#facts.known(preset.name, model),
+      () => this.#facts.known(preset.name, agentModel ?? model),
       this.#options.compactAt,
       this.host.config.compaction,
     );
@@ -546,7 +544,7 @@ export class AgentSession {
     file: SessionFile,
     signal: AbortSignal,
     budget: RunBudget,
-    extra: Pick<RunOptions, "history" | "historyState" | "firstStep" | "onEvent" | "hostGate">,
+    extra: RunExtras,
   ): Promise<RunResult> {
     const resolved = this.#resolved!;
     return runAgent({
@@ -566,8 +564,8 @@ export class AgentSession {
         },
       ),
       runtime: this.host.runtime,
-      model: this.#client!,
-      modelName: resolved.model,
+      model: extra.model ?? this.#client!,
+      modelName: extra.modelName ?? resolved.model,
       reasoningEffort: resolved.reasoningEffort,
       prompt,
       session: file,
@@ -583,16 +581,19 @@ export class AgentSession {
     });
   }
 
-  // A sub-agent runs on the session's provider and environment, with a file of its own.
-  async #subagent(prompt: string, signal: AbortSignal): Promise<string> {
+  // A sub-agent runs on the session's provider and environment, with a file of its own; as a
+  // defined agent, with its prompt, tools and model (agent_runs.ts).
+  async #subagent(prompt: string, { signal, agent }: SubagentRunOptions): Promise<string> {
     this.ready();
-    const budget = await this.#budget();
+    const as = agent && agentRun(agent, this.#resolved!.model, this.#client!, this.host);
+    const budget = await this.#budget(as?.options.modelName);
     const parent = this.#conversation.id;
     const create = (id: string) => this.#create(id, prompt);
     return await this.#tasks.run(this.host.configDir, parent, create, async (file) => {
-      const result = await this.#run(prompt, file, signal, budget, { hostGate: subagentGate });
+      const run = as?.options ?? { hostGate: subagentGate };
+      const result = await this.#run(prompt, file, signal, budget, run);
       this.#spend(result.cost);
-      return subagentAnswer(result);
+      return as === undefined ? subagentAnswer(result) : as.answer(result);
     });
   }
 }

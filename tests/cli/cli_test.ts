@@ -50,7 +50,7 @@ Deno.test("disable persists, removes the plugin's command and tool, and enable b
 
   const gone = await amber(tmp.dir, "cmd", "hello", "greet", "amber");
   strictEqual(gone.code, 2);
-  strictEqual(gone.err, "amber: unknown command root 'hello'; roots: set, get");
+  strictEqual(gone.err, "amber: unknown command root 'hello'; roots: set, get, agents");
   strictEqual((await amber(tmp.dir, "tools")).out.includes("greet"), false);
   match((await amber(tmp.dir, "plugins", "info", "hello")).out, /state: disabled/);
 
