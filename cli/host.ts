@@ -38,6 +38,7 @@ import { createTodoService } from "./todos.ts";
 import { HostFaults } from "./host_faults.ts";
 import { registerFiles } from "./files/files_plugin.ts";
 import { AgentCatalog } from "./files/agent_catalog.ts";
+import { withDefinedAgents } from "./files/defined_agents.ts";
 import { pluginLockPath } from "./plugin_lock.ts";
 import type { ThirdPartyPlugins } from "./third_party_start.ts";
 import type { ProviderOverrides } from "./provider_settings.ts";
@@ -225,11 +226,14 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   // Jobs start processes only when a tool asks, so every host can offer them; they are all
   // stopped when the host closes.
   const jobs = createJobService(workspace, { processes });
+  // The agents the markdown files define; the sub-agent service lists those whose plugin is on.
+  const agents = new AgentCatalog();
+  const defined = () => ({ agents, runtime });
   const services: HostServices = {
     jobs,
     processes,
     todos: createTodoService(),
-    ...(options.subagents ? { subagents: options.subagents } : {}),
+    ...(options.subagents ? { subagents: withDefinedAgents(options.subagents, defined) } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ui: options.ui ?? headlessUi(),
   };
@@ -259,7 +263,6 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     options,
   });
   // Markdown commands, skills and agents: after every other plugin, so a name one has is theirs.
-  const agents = new AgentCatalog();
   registerFiles(runtime, config, {
     agents,
     configDir: dir,

@@ -60,6 +60,7 @@ export class AgentCatalog {
    * for as long as neither the agents nor which plugins are active changed.
    */
   list(active: (pluginId: string) => boolean): AgentListing {
+    if (this.#byPlugin.size === 0) return EMPTY;
     const ids = [...this.#byPlugin.keys()].filter(active).sort();
     const key = `${this.#version}:${ids.join(",")}`;
     if (this.#cached?.key === key) return this.#cached.listing;

@@ -5,9 +5,10 @@
  * the next step boundary, through the runtime's live refresh. A file that cannot be read is a
  * diagnostic naming its path and line; the others load.
  *
- * Watching costs a listing of the folders at each step boundary (a folder that does not exist
- * is one failed `stat`); the YAML parser and what builds a kind's contributions are loaded only
- * once a folder holds a file.
+ * Watching costs, at each step boundary, a listing of each folder and a `stat` per file (a folder
+ * that does not exist: one `stat` of its nearest ancestor, see `folder_watch.ts`). A source with
+ * no folder at all has no plugin (see {@linkcode registerFiles}). The YAML parser and what builds
+ * a kind's contributions load at activation, in the background unless a file is already there.
  *
  * @module
  */
@@ -44,7 +45,7 @@ import { type FileSource, fileSources } from "./sources.ts";
 export interface FilesPluginOptions<K extends DefinitionKind> {
   /** Its folders. */
   readonly source: FileSource & { readonly kind: K };
-  /** Loads the builder of the source's kind; called once a folder holds a file. */
+  /** Loads the builder of the source's kind; called once, at activation. */
   readonly builder: () => Promise<FilesBuilder<K>>;
   /** Its bound (what its contributions may be). */
   readonly bound?: CapabilityBound;
@@ -58,6 +59,8 @@ export interface FilesPlugin extends Plugin {
   definitions(): readonly { readonly name: string; readonly path: string }[];
   /** The problems of the last read and build. */
   problems(): readonly FileProblem[];
+  /** Settles once the parser and the builder, if their loading started, are loaded (or failed). */
+  settled(): Promise<void>;
 }
 
 /**
@@ -220,22 +223,44 @@ export function createFilesPlugin<K extends DefinitionKind>(
     },
     definitions: () => items.map((item) => ({ name: item.name, path: item.path })),
     problems: () => [...readProblems, ...builtProblems],
+    settled: () => Promise.resolve(loading).then(() => {}),
   };
   return plugin;
 }
 
-// The folder exists, or its parent is a dot folder (`.amber`, `.claude`) of the workspace that
-// does (`~/.claude` alone, which Claude Code keeps for its own state, is not enough).
-function likelyHome(folder: string, workspace: string): boolean {
-  const parent = dirname(folder);
-  const dotted = basename(parent).startsWith(".") && parent.startsWith(`${workspace}/`);
-  return (dotted ? [folder, parent] : [folder]).some((path) => {
-    try {
-      return Deno.statSync(path).isDirectory;
-    } catch {
-      return false;
+// Whether a folder may hold definitions now or soon: it exists, or its parent is a dot folder
+// (`.amber`, `.claude`) of the workspace that does (`~/.claude` alone, which Claude Code keeps
+// for its own state, is not enough). Asked of folder listings, each read once: a `stat` of a
+// missing path throws, and at start-up a dozen of those cost a millisecond.
+function likelyHomes(workspace: string): (folder: string) => boolean {
+  const listings = new Map<string, ReadonlySet<string>>();
+  const has = (dir: string, name: string): boolean => {
+    let names = listings.get(dir);
+    if (names === undefined) {
+      const found = new Set<string>();
+      try {
+        for (const entry of Deno.readDirSync(dir)) {
+          if (entry.isDirectory || entry.isSymlink) found.add(entry.name);
+        }
+      } catch {
+        // Not there: holds nothing.
+      }
+      listings.set(dir, names = found);
     }
-  });
+    return names.has(name);
+  };
+  const exists = (path: string): boolean => {
+    const parent = dirname(path);
+    if (parent === path) return true;
+    // The workspace's dot folders are looked for in its listing, so a missing one costs nothing.
+    if (dirname(parent) === workspace && !has(workspace, basename(parent))) return false;
+    return has(parent, basename(path));
+  };
+  return (folder) => {
+    const parent = dirname(folder);
+    const dotted = basename(parent).startsWith(".") && dirname(parent) === workspace;
+    return exists(folder) || (dotted && exists(parent));
+  };
 }
 
 /** What {@linkcode registerFiles} needs of the host. */
@@ -273,11 +298,12 @@ export function registerFiles(
     ...(home ? { home } : {}),
   };
   const plugins: FilesPlugin[] = [];
+  const likelyHome = likelyHomes(host.workspace);
   for (const source of fileSources(config, places)) {
     // A source with none of its folders (nor the workspace's `.amber`/`.claude` to put one in)
     // has no plugin: nothing listed, nothing polled. Such a folder created during a session
     // counts from the next one.
-    if (!source.folders.some((folder) => likelyHome(folder, host.workspace))) continue;
+    if (!source.folders.some(likelyHome)) continue;
     const context: FilesContext = {
       pluginId: source.pluginId,
       workspace: host.workspace,

@@ -17,8 +17,9 @@
 
 import type { AgentDefinition, ChatRequest, GateInput, GateOutcome, Message } from "@amber/core";
 import type { ModelPort, RunOptions, RunResult } from "@amber/core/kernel";
+import { skillNames } from "../files/file_bounds.ts";
 import { toolMatcher, toolsMatcher } from "../files/tool_patterns.ts";
-import { subagentAnswer } from "./subagent_sessions.ts";
+import { subagentAnswer, subagentGate } from "./subagent_sessions.ts";
 
 // Model names that mean "the session's model" rather than a model of the provider.
 const SESSION_MODELS = new Set(["inherit", "sonnet", "opus", "haiku"]);
@@ -119,8 +120,8 @@ export function agentGate(agent: string, tools: AgentTools): (input: GateInput) 
 /**
  * `request` as an agent sends it: only the agent's tools; its system prompt in place of amber's
  * own (the `core_system` block), followed by the workspace root, or first when there is no such
- * block; the tool list block (`tool_docs`) cut to its tools. The other blocks (the project's
- * instructions, skills) stay.
+ * block (an agent without one keeps amber's); the tool list block (`tool_docs`) cut to its tools; a skills list only when it may call
+ * that list's `skill` tool. The other blocks (the project's instructions) stay.
  *
  * @example
  * ```ts
@@ -132,6 +133,7 @@ export function agentGate(agent: string, tools: AgentTools): (input: GateInput) 
  *   messages: [
  *     { role: "system", content: "You are amber.", source: "core_system" },
  *     { role: "system", content: "Tools you can call:\n- read: Read.\n- bash: Run.", source: "tool_docs" },
+ *     { role: "system", content: "Skills: ...", source: "files.skills.list" },
  *     { role: "user", content: "go" },
  *   ],
  *   tools: [
@@ -152,21 +154,23 @@ export function agentRequest(
   agent: { readonly systemPrompt: string; readonly tools: AgentTools },
   workspace: string,
 ): ChatRequest {
-  const system = `${agent.systemPrompt.trim()}\n\nWorkspace root: ${workspace}`;
-  let placed = false;
+  const own = agent.systemPrompt.trim();
+  const system = `${own}\n\nWorkspace root: ${workspace}`;
+  // An agent file without a body keeps amber's own prompt.
+  let placed = own === "";
   const messages: Message[] = [];
   for (const message of request.messages) {
     if (message.role !== "system") {
       messages.push(message);
       continue;
     }
-    if (message.source === "core_system") {
+    if (message.source === "core_system" && own !== "") {
       messages.push({ role: "system", content: system, source: "agent_system" });
       placed = true;
     } else if (message.source === "tool_docs") {
       const docs = toolDocsOf(message.content, agent.tools);
       if (docs !== "") messages.push({ ...message, content: docs });
-    } else {
+    } else if (offersSkills(message.source, agent.tools)) {
       messages.push(message);
     }
   }
@@ -176,6 +180,14 @@ export function agentRequest(
     messages,
     tools: request.tools.filter((tool) => agent.tools.allows(tool.name)),
   };
+}
+
+// Whether a block stays: a skills plugin's list only for an agent that may load those skills.
+function offersSkills(source: string | undefined, tools: AgentTools): boolean {
+  const plugin = source === undefined
+    ? undefined
+    : /^(files\.skills[^.]*)\.list$/.exec(source)?.[1];
+  return plugin === undefined || tools.allows(skillNames(plugin).tool);
 }
 
 // The tool list block without the lines of tools the agent may not call; empty without any.
@@ -208,16 +220,16 @@ export type RunExtras =
   & Pick<RunOptions, "history" | "historyState" | "firstStep" | "onEvent" | "hostGate">
   & Partial<Pick<RunOptions, "model" | "modelName">>;
 
-/** How a sub-agent runs as a defined agent. */
-export interface AgentRun {
+/** How a sub-agent runs: as amber's general one, or as a defined agent. */
+export interface SubagentRun {
   /**
-   * What its run takes in place of the session's: the agent's model name, the session's model
-   * port with each request made over for the agent, and the host gate that blocks `task` and
-   * every tool outside the agent's.
+   * What its run takes: the host gate that blocks `task` (and, for an agent, every tool outside
+   * its own); for an agent, its model name and the session's model port with each request made
+   * over for the agent.
    */
   readonly options: {
-    readonly modelName: string;
-    readonly model: ModelPort;
+    readonly modelName?: string;
+    readonly model?: ModelPort;
     readonly hostGate: (input: GateInput) => GateOutcome;
   };
   /**
@@ -228,21 +240,22 @@ export interface AgentRun {
 }
 
 /**
- * How `agent` runs in a session on model `model` through `port`, over `host`'s workspace and
- * tools.
+ * How a `task` sub-agent runs in a session on model `model` through `port`, over `host`'s
+ * workspace and tools: as `agent`, or as amber's general sub-agent without one.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { agentRun } from "./agent_runs.ts";
+ * import { subagentRun } from "./agent_runs.ts";
  * const port = { stream: () => Promise.reject(new Error("not called")) };
- * const run = agentRun(
- *   { name: "scout", description: "d", systemPrompt: "Look.", tools: ["read", "WebFetch"], model: "small" },
- *   "big",
- *   port,
- *   { workspace: "/w", registries: { tool: { list: () => [{ tool: { name: "read" } }, { tool: { name: "bash" } }] } } },
- * );
+ * const host = {
+ *   workspace: "/w",
+ *   registries: { tool: { list: () => [{ tool: { name: "read" } }, { tool: { name: "bash" } }] } },
+ * };
+ * const scout = { name: "scout", description: "d", systemPrompt: "Look.", tools: ["read", "WebFetch"], model: "small" };
+ * const run = subagentRun(scout, "big", port, host);
  * assert.equal(run.options.modelName, "small");
+ * assert.equal(subagentRun(undefined, "big", port, host).options.modelName, undefined);
  * const result = {
  *   cause: { kind: "completed" as const },
  *   steps: 1,
@@ -257,8 +270,8 @@ export interface AgentRun {
  * );
  * ```
  */
-export function agentRun(
-  agent: AgentDefinition,
+export function subagentRun(
+  agent: AgentDefinition | undefined,
   model: string,
   port: ModelPort,
   host: {
@@ -267,7 +280,8 @@ export function agentRun(
       readonly tool: { list(): readonly { readonly tool: { readonly name: string } }[] };
     };
   },
-): AgentRun {
+): SubagentRun {
+  if (agent === undefined) return { options: { hostGate: subagentGate }, answer: subagentAnswer };
   const names = host.registries.tool.list().map((entry) => entry.tool.name);
   const tools = agentTools(agent, names);
   const options = {

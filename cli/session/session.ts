@@ -22,6 +22,7 @@ import {
   type ModelInfo,
   type StatusSnapshot,
   type SubagentRunOptions,
+  type SubagentService,
   type TokenUsage,
 } from "@amber/core";
 import {
@@ -58,9 +59,8 @@ import { ProtectedPaths, protectedPathsGate } from "./protected_paths.ts";
 import { configuredKeys } from "./redact.ts";
 import { KnownKeys } from "./known_keys.ts";
 import { gatherSample, samplingMessages, type SamplingParams } from "./sampling.ts";
-import { subagentAnswer, subagentGate, SubagentSessions } from "./subagent_sessions.ts";
-import { agentRun, type RunExtras } from "./agent_runs.ts";
-import { subagentService } from "./defined_agents.ts";
+import { SubagentSessions } from "./subagent_sessions.ts";
+import { type RunExtras, subagentRun } from "./agent_runs.ts";
 import { KeyRejections } from "./key_rejections.ts";
 import { ReplyWatch } from "./reply_watch.ts";
 
@@ -76,8 +76,11 @@ export class AgentSession {
   readonly #always = new Set<string>();
   // The `task` tool's service. The host needs it before its plugins start (so `task` installs),
   // and the session needs the started host: so the session exists first, owns this object and
-  // hands it to the host it opens; `task` runs, and lists the host's agents, only after `open`.
-  readonly #subagents = subagentService((...args) => this.#subagent(...args), () => this.#host);
+  // hands it to the host it opens. No holder is bound later: `run` is this session's method from
+  // the start, and nothing can call it before `open` returns, as `task` runs only inside a turn.
+  readonly #subagents: SubagentService = {
+    run: (prompt, options) => this.#subagent(prompt, options),
+  };
   #host: Host | undefined;
   readonly #tasks = new SubagentSessions();
   #approval: ApprovalPolicy = "ask";
@@ -581,19 +584,17 @@ export class AgentSession {
     });
   }
 
-  // A sub-agent runs on the session's provider and environment, with a file of its own; as a
-  // defined agent, with its prompt, tools and model (agent_runs.ts).
+  // A sub-agent runs on the session's provider and environment, with a file of its own.
   async #subagent(prompt: string, { signal, agent }: SubagentRunOptions): Promise<string> {
     this.ready();
-    const as = agent && agentRun(agent, this.#resolved!.model, this.#client!, this.host);
-    const budget = await this.#budget(as?.options.modelName);
+    const as = subagentRun(agent, this.#resolved!.model, this.#client!, this.host);
+    const budget = await this.#budget(as.options.modelName);
     const parent = this.#conversation.id;
     const create = (id: string) => this.#create(id, prompt);
     return await this.#tasks.run(this.host.configDir, parent, create, async (file) => {
-      const run = as?.options ?? { hostGate: subagentGate };
-      const result = await this.#run(prompt, file, signal, budget, run);
+      const result = await this.#run(prompt, file, signal, budget, as.options);
       this.#spend(result.cost);
-      return as === undefined ? subagentAnswer(result) : as.answer(result);
+      return as.answer(result);
     });
   }
 }

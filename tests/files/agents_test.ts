@@ -12,6 +12,9 @@ import type {
 } from "@amber/core";
 import { createToolTaskPlugin } from "@amber/plugins/tool_task";
 import type { ScriptedTurn } from "@amber/providers/testing";
+import { agentRequest, agentTools } from "../../cli/session/agent_runs.ts";
+import { tempDir } from "../_helpers.ts";
+import { runAmber } from "../cli/_subprocess.ts";
 import { markdown, openFilesSession, seen } from "./_files_session.ts";
 
 const REVIEWER = {
@@ -31,7 +34,11 @@ const task = (agent: string, prompt = "review notes.txt"): ScriptedTurn => ({
 });
 
 Deno.test("a task for an agent runs with its system prompt, only its tools and its model", async () => {
-  await using s = await openFilesSession(REVIEWER, [
+  const files = {
+    ...REVIEWER,
+    "ws/.amber/skills/deploy/SKILL.md": markdown(["description: Deploy it."], "Deploy."),
+  };
+  await using s = await openFilesSession(files, [
     task("reviewer"),
     // The sub-agent: it tries bash, which is not its tool, then answers.
     { toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] },
@@ -51,6 +58,8 @@ Deno.test("a task for an agent runs with its system prompt, only its tools and i
   assert.deepEqual(sub.tools, ["read", "search"]);
   assert.match(sub.system, /^You are a meticulous reviewer\. Report bugs only\./);
   assert.doesNotMatch(sub.system, /You are amber/);
+  assert.match(parent.system, /- deploy: Deploy it\./);
+  assert.doesNotMatch(sub.system, /deploy/, "no skills for an agent that cannot load them");
   assert.match(
     seen(s.server, 2).results[0],
     /the agent 'reviewer' may not call bash; it may call: read, search/,
@@ -170,4 +179,52 @@ Deno.test("a task naming an agent the tool does not know is refused, naming thos
   const done = await tool.execute({ prompt: "x", agent: "reviewer" }, { signal });
   assert.equal(done.output, "ok");
   assert.deepEqual(ran, [agent]);
+});
+
+Deno.test("amber cmd agents lists them outside a session too", async () => {
+  await using tmp = await tempDir();
+  const workspace = `${tmp.dir}/ws`;
+  await Deno.mkdir(`${workspace}/.amber/agents`, { recursive: true });
+  await Deno.mkdir(`${tmp.dir}/home`);
+  await Deno.writeTextFile(
+    `${workspace}/.amber/agents/reviewer.md`,
+    REVIEWER["ws/.amber/agents/reviewer.md"],
+  );
+  const result = await runAmber(`${tmp.dir}/config`, ["cmd", "agents"], {
+    cwd: workspace,
+    env: { INIT_CWD: workspace, HOME: `${tmp.dir}/home` },
+  });
+  assert.equal(result.code, 0, result.err);
+  assert.match(result.out, /^1 agent .*\n\nreviewer: Reviews a change for bugs\./);
+});
+
+Deno.test("an agent file added during a session is offered from the next step", async () => {
+  await using s = await openFilesSession(REVIEWER, [{ text: "one" }, { text: "two" }]);
+  await s.session.turn("first");
+  assert.deepEqual(seen(s.server, 0).tool("task")?.parameters.properties.agent.enum, ["reviewer"]);
+  await Deno.writeTextFile(
+    `${s.workspace}/.amber/agents/writer.md`,
+    markdown(["description: Writes docs."], "You write docs."),
+  );
+  await s.session.turn("second");
+  const task = seen(s.server, 1).tool("task");
+  assert.deepEqual(task?.parameters.properties.agent.enum, ["reviewer", "writer"]);
+  assert.match(task?.description ?? "", /- writer: Writes docs\./);
+});
+
+Deno.test("an agent file without a body keeps amber's own system prompt", () => {
+  const tools = agentTools({ tools: ["read"] }, ["read", "bash"]);
+  const request = agentRequest(
+    {
+      model: "m",
+      messages: [
+        { role: "system", content: "You are amber.", source: "core_system" },
+        { role: "user", content: "go" },
+      ],
+      tools: [],
+    },
+    { systemPrompt: "  \n", tools },
+    "/w",
+  );
+  assert.deepEqual(request.messages.map((m) => m.content), ["You are amber.", "go"]);
 });

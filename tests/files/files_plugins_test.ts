@@ -7,6 +7,7 @@ import { openHost } from "../../cli/host.ts";
 import { runSlashCommand } from "../../cli/slash_line.ts";
 import { commandEntries } from "../../cli/tui/drawer.ts";
 import { MAX_DEFINITION_BYTES } from "../../cli/files/definitions.ts";
+import type { FilesPlugin } from "../../cli/files/files_plugin.ts";
 import { AMBER_COMMAND_ROOTS } from "../../cli/files/command_host.ts";
 import { tuiCommands } from "../../cli/tui/core_commands.ts";
 import { permissionsCommand } from "../../cli/tui/permissions_command.ts";
@@ -83,6 +84,9 @@ Deno.test("a command file written during a session is there at the next step; an
     const host = s.session.host;
     const roots = () => host.registries.command.tree().map((root) => root.name);
     strictEqual(roots().includes("hello"), false);
+    // `.amber/` is there, so the plugin loads its parser in the background from the start.
+    const plugin = host.runtime.list().find((view) => view.plugin.id === "files.commands")?.plugin;
+    await (plugin as FilesPlugin).settled();
     await s.session.turn("write the command");
     ok(roots().includes("hello"), `after the turn: ${roots().join(", ")}`);
     deepStrictEqual(await runSlashCommand(host, "/hello Ada"), {

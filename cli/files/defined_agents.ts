@@ -1,13 +1,13 @@
 /**
- * The defined agents a session's sub-agent service lists: those of the host's agent catalog
- * whose plugin is active now. An agent left out because another file defines its name first is
+ * The defined agents a host's sub-agent service lists: those of the host's agent catalog whose
+ * plugin is active now. An agent left out because another file defines its name first is
  * reported once, as a diagnostic of the plugin that loaded it.
  *
  * @module
  */
 
 import type { AgentDefinition, PluginRuntime, SubagentService } from "@amber/core";
-import type { AgentCatalog, AgentListing } from "../files/agent_catalog.ts";
+import type { AgentCatalog, AgentListing } from "./agent_catalog.ts";
 
 /** What the agents are read from: a host's catalog and runtime. */
 export interface AgentHost {
@@ -27,7 +27,7 @@ const NONE: readonly AgentDefinition[] = Object.freeze([]);
  * import assert from "node:assert/strict";
  * import { PluginRuntime } from "@amber/core";
  * import { createRegistries } from "@amber/registries";
- * import { AgentCatalog } from "../files/agent_catalog.ts";
+ * import { AgentCatalog } from "./agent_catalog.ts";
  * import { DefinedAgents } from "./defined_agents.ts";
  * const runtime = new PluginRuntime({ registries: createRegistries() });
  * const catalog = new AgentCatalog();
@@ -74,22 +74,23 @@ function isActive(runtime: PluginRuntime, id: string): boolean {
 }
 
 /**
- * A session's sub-agent service: `run` runs a sub-agent, and `agents` lists the defined agents
- * of the host `host` gives (none before there is one).
+ * `service` with `agents` listing the defined agents of the host `host` gives (none before there
+ * is one); `run` is the service's own.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { subagentService } from "./defined_agents.ts";
- * const service = subagentService((prompt) => Promise.resolve(`done: ${prompt}`), () => undefined);
+ * import { withDefinedAgents } from "./defined_agents.ts";
+ * const run = (prompt: string) => Promise.resolve(`done: ${prompt}`);
+ * const service = withDefinedAgents({ run }, () => undefined);
  * assert.equal(await service.run("look", { signal: new AbortController().signal }), "done: look");
  * assert.deepEqual(service.agents?.(), []);
  * ```
  */
-export function subagentService(
-  run: SubagentService["run"],
+export function withDefinedAgents(
+  service: SubagentService,
   host: () => AgentHost | undefined,
 ): SubagentService {
   const agents = new DefinedAgents(host);
-  return { run, agents: () => agents.list() };
+  return { run: (prompt, options) => service.run(prompt, options), agents: () => agents.list() };
 }
