@@ -67,7 +67,7 @@ export interface ConfigRead {
  * await Deno.writeTextFile(`${dir}/config.yaml`, "model: 42\nmodle: gpt\n");
  * const read = await readConfigFile(dir);
  * assert.deepEqual(read.problems.map((p) => p.message.slice(dir.length + 1)), [
- *   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp, models, compaction, permissions)",
+ *   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp, models, compaction, permissions, compat)",
  *   "config.yaml:1:8: model: expected a string, found number 42",
  * ]);
  * await Deno.remove(dir, { recursive: true });

@@ -252,6 +252,18 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   const contributions = coreContributions(runtime, options.frontEnd);
   installCore(registries, core, contributions.first, true);
   const plugins = options.plugins ?? makeBundledPlugins();
+  // Markdown commands, skills and agents (cli/files): agents before every other plugin, so the
+  // `task` tool sees an agent file's change in the same refresh; commands and skills after them
+  // all, so a command name one has is theirs.
+  const files = {
+    agents,
+    configDir: dir,
+    workspace,
+    services,
+    commandRoots: () => registries.command.tree(),
+    ...(options.onDiagnostic !== undefined ? { onDiagnostic: options.onDiagnostic } : {}),
+  };
+  registerFiles(runtime, config, files, ["agents"]);
   for (const plugin of plugins) runtime.register(plugin);
   const added = options.thirdParty === false
     ? undefined
@@ -262,15 +274,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     processes,
     options,
   });
-  // Markdown commands, skills and agents: after every other plugin, so a name one has is theirs.
-  registerFiles(runtime, config, {
-    agents,
-    configDir: dir,
-    workspace,
-    services,
-    commandRoots: () => registries.command.tree(),
-    ...(options.onDiagnostic !== undefined ? { onDiagnostic: options.onDiagnostic } : {}),
-  });
+  registerFiles(runtime, config, files, ["commands", "skills"]);
   claimFlavors(registries, [...plugins, ...(added?.plugins ?? [])]);
   faults.start(runtime);
   await runtime.start();

@@ -20,7 +20,7 @@ export interface AgentHost {
 const NONE: readonly AgentDefinition[] = Object.freeze([]);
 
 /**
- * The defined agents of one session.
+ * The defined agents of one host.
  *
  * @example
  * ```ts

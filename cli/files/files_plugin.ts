@@ -282,14 +282,17 @@ export interface FilesPluginHost {
 }
 
 /**
- * Registers one plugin per markdown source `config` asks for (see `sources.ts`) that has a folder
- * (or the workspace's `.amber`/`.claude` folder it would be in), after the plugins already
- * registered, so a command name amber or a plugin has stays theirs.
+ * Registers one plugin per markdown source of `kinds` that `config` asks for (see `sources.ts`)
+ * and that has a folder (or the workspace's `.amber`/`.claude` folder it would be in). Commands
+ * are registered after the other plugins, so a command name amber or a plugin has stays theirs.
+ * Agents are registered before them, so that in each refresh pass they fill the agent list
+ * before the `task` tool reads it.
  */
 export function registerFiles(
   runtime: PluginRuntime,
   config: AmberConfig,
   host: FilesPluginHost,
+  kinds: readonly DefinitionKind[] = ["commands", "skills", "agents"],
 ): FilesPlugin[] {
   const home = host.home ?? Deno.env.get("HOME");
   const places = {
@@ -300,6 +303,7 @@ export function registerFiles(
   const plugins: FilesPlugin[] = [];
   const likelyHome = likelyHomes(host.workspace);
   for (const source of fileSources(config, places)) {
+    if (!kinds.includes(source.kind)) continue;
     // A source with none of its folders (nor the workspace's `.amber`/`.claude` to put one in)
     // has no plugin: nothing listed, nothing polled. Such a folder created during a session
     // counts from the next one.

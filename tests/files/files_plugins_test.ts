@@ -166,6 +166,14 @@ Deno.test("switching files.commands off removes its commands from the drawer at 
       strictEqual(lines().includes("/review"), false);
       strictEqual(lines().includes("/git:commit"), false);
       strictEqual(await runSlashCommand(host, "/review src"), undefined);
+      // Kept like any plugin's state: the next host starts with it off.
+      const next = await openTestHost(workspace, configDir, []);
+      try {
+        strictEqual(next.runtime.state("files.commands").status, "disabled");
+        strictEqual(next.registries.command.tree().some((r) => r.name === "review"), false);
+      } finally {
+        await next.close();
+      }
       await host.runtime.setState("files.commands", true);
       ok(lines().includes("/review"));
     } finally {
