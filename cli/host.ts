@@ -36,7 +36,7 @@ import { loadModule } from "./lazy_modules.ts";
 import { createJobService } from "./jobs.ts";
 import { createTodoService } from "./todos.ts";
 import { HostFaults } from "./host_faults.ts";
-import { registerFiles } from "./files/files_plugin.ts";
+import { presentFileSources } from "./files/sources.ts";
 import { AgentCatalog } from "./files/agent_catalog.ts";
 import { withDefinedAgents } from "./files/defined_agents.ts";
 import { pluginLockPath } from "./plugin_lock.ts";
@@ -255,7 +255,12 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   // Markdown commands, skills and agents (cli/files): agents before every other plugin, so the
   // `task` tool sees an agent file's change in the same refresh; commands and skills after them
   // all, so a command name one has is theirs.
-  const files = {
+  // Their module loads only when there is a folder to read (see `presentFileSources`).
+  const fileSources = presentFileSources(config, { configDir: dir, workspace });
+  const files = fileSources.length === 0
+    ? undefined
+    : await loadModule<typeof import("./files/files_plugin.ts")>("./files/files_plugin.ts");
+  const filesHost = {
     agents,
     configDir: dir,
     workspace,
@@ -263,7 +268,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     commandRoots: () => registries.command.tree(),
     ...(options.onDiagnostic !== undefined ? { onDiagnostic: options.onDiagnostic } : {}),
   };
-  registerFiles(runtime, config, files, ["agents"]);
+  files?.registerFiles(runtime, fileSources, filesHost, ["agents"]);
   for (const plugin of plugins) runtime.register(plugin);
   const added = options.thirdParty === false
     ? undefined
@@ -274,7 +279,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     processes,
     options,
   });
-  registerFiles(runtime, config, files, ["commands", "skills"]);
+  files?.registerFiles(runtime, fileSources, filesHost, ["commands", "skills"]);
   claimFlavors(registries, [...plugins, ...(added?.plugins ?? [])]);
   faults.start(runtime);
   await runtime.start();

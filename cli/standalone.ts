@@ -38,6 +38,7 @@ provideModules({
   "./commands/tui.ts": () => import("./commands/tui.ts"),
   "./files/agents.ts": () => import("./files/agents.ts"),
   "./files/command_host.ts": () => import("./files/command_host.ts"),
+  "./files/files_plugin.ts": () => import("./files/files_plugin.ts"),
   "./files/skills.ts": () => import("./files/skills.ts"),
   "./leftovers.ts": () => import("./leftovers.ts"),
   "./mcp_logs.ts": () => import("./mcp_logs.ts"),

@@ -7,7 +7,7 @@
  *
  * Watching costs, at each step boundary, a listing of each folder and a `stat` per file (a folder
  * that does not exist: one `stat` of its nearest ancestor, see `folder_watch.ts`). A source with
- * no folder at all has no plugin (see {@linkcode registerFiles}). The YAML parser and what builds
+ * no folder at all has no plugin (see `presentFileSources` in `sources.ts`). The YAML parser and what builds
  * a kind's contributions load at activation, in the background unless a file is already there.
  *
  * @module
@@ -21,8 +21,7 @@ import {
   PluginCategory,
   type PluginRuntime,
 } from "@amber/core";
-import type { AmberConfig, HostServices } from "@amber/core";
-import { basename, dirname } from "node:path";
+import type { HostServices } from "@amber/core";
 import type { AgentCatalog } from "./agent_catalog.ts";
 import { agentBound, skillBound } from "./file_bounds.ts";
 import {
@@ -39,7 +38,7 @@ import {
 import { FolderWatch } from "./folder_watch.ts";
 import { frontmatterReader, frontmatterReaderNow } from "./frontmatter.ts";
 import { loadModule } from "../lazy_modules.ts";
-import { type FileSource, fileSources } from "./sources.ts";
+import type { FileSource } from "./sources.ts";
 
 /** Options of {@linkcode createFilesPlugin}. */
 export interface FilesPluginOptions<K extends DefinitionKind> {
@@ -198,7 +197,7 @@ export function createFilesPlugin<K extends DefinitionKind>(
         items = [];
         readProblems = scans.flatMap((s) => s.problems);
         fingerprint = fingerprintOf(scans);
-        // The plugin is there because a file may well be added (see `registerFiles`): the
+        // The plugin is there because a file may well be added (see `sources.ts`): the
         // parser loads in the background now, so the boundary after one appears can read it.
         ensureLoaded();
       }
@@ -228,49 +227,12 @@ export function createFilesPlugin<K extends DefinitionKind>(
   return plugin;
 }
 
-// Whether a folder may hold definitions now or soon: it exists, or its parent is a dot folder
-// (`.amber`, `.claude`) of the workspace that does (`~/.claude` alone, which Claude Code keeps
-// for its own state, is not enough). Asked of folder listings, each read once: a `stat` of a
-// missing path throws, and at start-up a dozen of those cost a millisecond.
-function likelyHomes(workspace: string): (folder: string) => boolean {
-  const listings = new Map<string, ReadonlySet<string>>();
-  const has = (dir: string, name: string): boolean => {
-    let names = listings.get(dir);
-    if (names === undefined) {
-      const found = new Set<string>();
-      try {
-        for (const entry of Deno.readDirSync(dir)) {
-          if (entry.isDirectory || entry.isSymlink) found.add(entry.name);
-        }
-      } catch {
-        // Not there: holds nothing.
-      }
-      listings.set(dir, names = found);
-    }
-    return names.has(name);
-  };
-  const exists = (path: string): boolean => {
-    const parent = dirname(path);
-    if (parent === path) return true;
-    // The workspace's dot folders are looked for in its listing, so a missing one costs nothing.
-    if (dirname(parent) === workspace && !has(workspace, basename(parent))) return false;
-    return has(parent, basename(path));
-  };
-  return (folder) => {
-    const parent = dirname(folder);
-    const dotted = basename(parent).startsWith(".") && dirname(parent) === workspace;
-    return exists(folder) || (dotted && exists(parent));
-  };
-}
-
 /** What {@linkcode registerFiles} needs of the host. */
 export interface FilesPluginHost {
   /** amber's config directory. */
   readonly configDir: string;
   /** The workspace root. */
   readonly workspace: string;
-  /** The home directory for `~/.claude`; `$HOME` when left out. */
-  readonly home?: string;
   /** The host's services: `ui` asks about `` !`cmd` `` lines, `processes` gives their env. */
   readonly services: HostServices;
   /** The host's one list of defined agents, handed to the agents plugins. */
@@ -282,32 +244,20 @@ export interface FilesPluginHost {
 }
 
 /**
- * Registers one plugin per markdown source of `kinds` that `config` asks for (see `sources.ts`)
- * and that has a folder (or the workspace's `.amber`/`.claude` folder it would be in). Commands
- * are registered after the other plugins, so a command name amber or a plugin has stays theirs.
- * Agents are registered before them, so that in each refresh pass they fill the agent list
- * before the `task` tool reads it.
+ * Registers one plugin per source of `sources` (see `presentFileSources` in `sources.ts`) whose
+ * kind is one of `kinds`. Commands are registered after the other plugins, so a command name
+ * amber or a plugin has stays theirs. Agents are registered before them, so that in each refresh
+ * pass they fill the agent list before the `task` tool reads it.
  */
 export function registerFiles(
   runtime: PluginRuntime,
-  config: AmberConfig,
+  sources: readonly FileSource[],
   host: FilesPluginHost,
   kinds: readonly DefinitionKind[] = ["commands", "skills", "agents"],
 ): FilesPlugin[] {
-  const home = host.home ?? Deno.env.get("HOME");
-  const places = {
-    configDir: host.configDir,
-    workspace: host.workspace,
-    ...(home ? { home } : {}),
-  };
   const plugins: FilesPlugin[] = [];
-  const likelyHome = likelyHomes(host.workspace);
-  for (const source of fileSources(config, places)) {
+  for (const source of sources) {
     if (!kinds.includes(source.kind)) continue;
-    // A source with none of its folders (nor the workspace's `.amber`/`.claude` to put one in)
-    // has no plugin: nothing listed, nothing polled. Such a folder created during a session
-    // counts from the next one.
-    if (!source.folders.some(likelyHome)) continue;
     const context: FilesContext = {
       pluginId: source.pluginId,
       workspace: host.workspace,

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { AmberConfig } from "@amber/core";
 import type { DefinitionKind } from "./definitions.ts";
 
@@ -90,4 +90,69 @@ export function fileSources(config: AmberConfig, places: SourcePlaces): FileSour
     sources.push({ pluginId: `files.${kind}-claude`, kind, origin: "claude", folders });
   }
   return sources;
+}
+
+/**
+ * The sources of {@linkcode fileSources} that have a folder, or whose folder would be in a dot
+ * folder of the workspace that exists (`.amber/`, `.claude/`): those get a plugin. With none, the
+ * host loads nothing of `cli/files` and no step pays for watching; a folder created during such a
+ * session counts from the next one. `places.home` defaults to `$HOME`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { presentFileSources } from "./sources.ts";
+ * const workspace = await Deno.makeTempDir();
+ * const configDir = await Deno.makeTempDir();
+ * const home = await Deno.makeTempDir();
+ * const places = { configDir, workspace, home };
+ * assert.deepEqual(presentFileSources({ plugins: {} }, places), []);
+ * await Deno.mkdir(`${workspace}/.amber`);
+ * assert.deepEqual(
+ *   presentFileSources({ plugins: {} }, places).map((s) => s.pluginId),
+ *   ["files.commands", "files.skills", "files.agents"],
+ * );
+ * for (const dir of [workspace, configDir, home]) await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export function presentFileSources(config: AmberConfig, places: SourcePlaces): FileSource[] {
+  const home = places.home ?? Deno.env.get("HOME");
+  const all = fileSources(config, { ...places, ...(home ? { home } : {}) });
+  const likelyHome = likelyHomes(places.workspace);
+  return all.filter((source) => source.folders.some(likelyHome));
+}
+
+// Whether a folder may hold definitions now or soon: it exists, or its parent is a dot folder
+// (`.amber`, `.claude`) of the workspace that does (`~/.claude` alone, which Claude Code keeps
+// for its own state, is not enough). Asked of folder listings, each read once: a `stat` of a
+// missing path throws, and at start-up a dozen of those cost a millisecond.
+function likelyHomes(workspace: string): (folder: string) => boolean {
+  const listings = new Map<string, ReadonlySet<string>>();
+  const has = (dir: string, name: string): boolean => {
+    let names = listings.get(dir);
+    if (names === undefined) {
+      const found = new Set<string>();
+      try {
+        for (const entry of Deno.readDirSync(dir)) {
+          if (entry.isDirectory || entry.isSymlink) found.add(entry.name);
+        }
+      } catch {
+        // Not there: holds nothing.
+      }
+      listings.set(dir, names = found);
+    }
+    return names.has(name);
+  };
+  const exists = (path: string): boolean => {
+    const parent = dirname(path);
+    if (parent === path) return true;
+    // The workspace's dot folders are looked for in its listing, so a missing one costs nothing.
+    if (dirname(parent) === workspace && !has(workspace, basename(parent))) return false;
+    return has(parent, basename(path));
+  };
+  return (folder) => {
+    const parent = dirname(folder);
+    const dotted = basename(parent).startsWith(".") && dirname(parent) === workspace;
+    return exists(folder) || (dotted && exists(parent));
+  };
 }
