@@ -33,6 +33,7 @@ const KNOWN_FIELDS: readonly string[] = [
   "models",
   "compaction",
   "permissions",
+  "compat",
 ];
 const APPROVALS: readonly ApprovalPolicy[] = ["ask", "auto", "deny"];
 
@@ -66,7 +67,7 @@ export interface ConfigRead {
  * await Deno.writeTextFile(`${dir}/config.yaml`, "model: 42\nmodle: gpt\n");
  * const read = await readConfigFile(dir);
  * assert.deepEqual(read.problems.map((p) => p.message.slice(dir.length + 1)), [
- *   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp, models, compaction, permissions)",
+ *   "config.yaml:2:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp, models, compaction, permissions, compat)",
  *   "config.yaml:1:8: model: expected a string, found number 42",
  * ]);
  * await Deno.remove(dir, { recursive: true });
@@ -165,6 +166,7 @@ export async function readConfigFile(dir: string): Promise<ConfigRead> {
     for (const entry of parsed.problems) problem(locate(entry.keys), entry.message);
     record.permissions = parsed.config;
   }
+  checkCompat(record, (keys, detail) => problem(locate(keys), detail));
   if (record.mcp !== undefined) {
     const mcp = await checkMcp(record.mcp, (keys, detail, server) => {
       problem(locate(keys), detail);
@@ -177,6 +179,34 @@ export async function readConfigFile(dir: string): Promise<ConfigRead> {
 }
 
 const MCP_FIELDS: readonly string[] = ["servers", "trustReadOnly", "startupWait"];
+
+// `compat: {claude: false}`: a wrong value is dropped, so the default (read them) stands.
+function checkCompat(
+  record: Record<string, unknown>,
+  problem: (keys: readonly string[], detail: string) => void,
+): void {
+  const compat = record.compat;
+  if (compat === undefined) return;
+  if (typeof compat !== "object" || compat === null || Array.isArray(compat)) {
+    problem(
+      ["compat"],
+      `compat: expected a mapping such as {claude: false}, found ${typeOf(compat)}`,
+    );
+    delete record.compat;
+    return;
+  }
+  const kept: Record<string, unknown> = { ...compat };
+  for (const [key, value] of Object.entries(kept)) {
+    if (key !== "claude") {
+      problem(["compat", key], `compat.${key}: unknown field (fields: claude)`);
+      delete kept[key];
+    } else if (typeof value !== "boolean") {
+      problem(["compat", key], `compat.claude: expected true or false, found ${typeOf(value)}`);
+      delete kept[key];
+    }
+  }
+  record.compat = kept;
+}
 
 // The `mcp` section. The entries are checked by `@amber/mcp`, loaded only when there is one; an
 // entry with a problem is left out (or keeps its good keys, as the checker decides) and the other

@@ -37,6 +37,9 @@ import { loadModule } from "./lazy_modules.ts";
 import { createJobService } from "./jobs.ts";
 import { createTodoService } from "./todos.ts";
 import { HostFaults } from "./host_faults.ts";
+import { presentFileSources } from "./files/sources.ts";
+import { AgentCatalog } from "./files/agent_catalog.ts";
+import { withDefinedAgents } from "./files/defined_agents.ts";
 import { pluginLockPath } from "./plugin_lock.ts";
 import type { ThirdPartyPlugins } from "./third_party_start.ts";
 import type { ProviderOverrides } from "./provider_settings.ts";
@@ -147,6 +150,11 @@ export interface Host {
    */
   readonly mcpAwaiting: readonly AwaitingServer[];
   /**
+   * The agents the markdown files define (`agents/<name>.md`), by the plugin that loaded them:
+   * what the session's sub-agent service lists for the `task` tool and `/agents`.
+   */
+  readonly agents: AgentCatalog;
+  /**
    * Deactivates every plugin (their state files stay as they are), stops every job and every
    * command still running, and stops answering SIGTERM and SIGHUP.
    */
@@ -224,11 +232,14 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   // Jobs start processes only when a tool asks, so every host can offer them; they are all
   // stopped when the host closes.
   const jobs = createJobService(workspace, { processes });
+  // The agents the markdown files define; the sub-agent service lists those whose plugin is on.
+  const agents = new AgentCatalog();
+  const defined = () => ({ agents, runtime });
   const services: HostServices = {
     jobs,
     processes,
     todos: createTodoService(),
-    ...(options.subagents ? { subagents: options.subagents } : {}),
+    ...(options.subagents ? { subagents: withDefinedAgents(options.subagents, defined) } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ui: options.ui ?? headlessUi(),
     ...(options.editor ? { editor: options.editor } : {}),
@@ -248,6 +259,23 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
   const contributions = coreContributions(runtime, options.frontEnd);
   installCore(registries, core, contributions.first, true);
   const plugins = options.plugins ?? makeBundledPlugins();
+  // Markdown commands, skills and agents (cli/files): agents before every other plugin, so the
+  // `task` tool sees an agent file's change in the same refresh; commands and skills after them
+  // all, so a command name one has is theirs.
+  // Their module loads only when there is a folder to read (see `presentFileSources`).
+  const fileSources = presentFileSources(config, { configDir: dir, workspace });
+  const files = fileSources.length === 0
+    ? undefined
+    : await loadModule<typeof import("./files/files_plugin.ts")>("./files/files_plugin.ts");
+  const filesHost = {
+    agents,
+    configDir: dir,
+    workspace,
+    services,
+    commandRoots: () => registries.command.tree(),
+    ...(options.onDiagnostic !== undefined ? { onDiagnostic: options.onDiagnostic } : {}),
+  };
+  files?.registerFiles(runtime, fileSources, filesHost, ["agents"]);
   for (const plugin of plugins) runtime.register(plugin);
   const added = options.thirdParty === false
     ? undefined
@@ -258,6 +286,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     processes,
     options,
   });
+  files?.registerFiles(runtime, fileSources, filesHost, ["commands", "skills"]);
   claimFlavors(registries, [...plugins, ...(added?.plugins ?? [])]);
   faults.start(runtime);
   await runtime.start();
@@ -275,6 +304,7 @@ export async function openHost(options: HostOptions = {}): Promise<Host> {
     coreServices: core,
     ...(mcp?.servers !== undefined ? { mcp: mcp.servers } : {}),
     mcpAwaiting: mcp?.awaiting ?? [],
+    agents,
     snapshot: (overrides) => snapshotFor(runtime, overrides ?? {}),
     close: async () => {
       await runtime.stop();

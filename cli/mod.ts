@@ -26,6 +26,7 @@ export {
   readConfigFile,
 } from "./config_file.ts";
 export { type Host, type HostMcpOptions, type HostOptions, openHost } from "./host.ts";
+export { AgentCatalog, type AgentListing } from "./files/agent_catalog.ts";
 export type { AwaitingServer } from "./mcp_sources.ts";
 export { HostProcesses, type HostProcessesOptions } from "./host_processes.ts";
 export type { FrontEndContributions } from "./core_contributions.ts";

@@ -4,6 +4,7 @@
 
 import { readOnlyView } from "./read_only.ts";
 import type {
+  AgentDefinition,
   EditorCallOptions,
   EditorCommand,
   EditorService,
@@ -11,6 +12,7 @@ import type {
   JobService,
   ProcessPolicy,
   StartedProcess,
+  SubagentRunOptions,
   SubagentService,
   TodoService,
 } from "./services.ts";
@@ -142,10 +144,33 @@ function todosView(todos: TodoService): TodoService {
   });
 }
 
+// The agent a plugin names is copied and frozen on its way in: the host keeps no object the
+// plugin could change while the sub-agent runs. The list it gets back is read-only.
 function subagentsView(subagents: SubagentService): SubagentService {
+  const view: SubagentService = {
+    run: (prompt: string, options: SubagentRunOptions) => {
+      const { signal, agent } = options;
+      return subagents.run(
+        prompt,
+        agent === undefined ? { signal } : { signal, agent: frozenAgent(agent) },
+      );
+    },
+  };
+  if (typeof subagents.agents === "function") {
+    view.agents = () => readOnlyView(subagents.agents!());
+  }
+  return Object.freeze(view);
+}
+
+function frozenAgent(agent: AgentDefinition): AgentDefinition {
+  const { name, description, systemPrompt, tools, model, path } = agent;
   return Object.freeze({
-    run: (prompt: string, options: { readonly signal: AbortSignal }) =>
-      subagents.run(prompt, options),
+    name,
+    description,
+    systemPrompt,
+    ...(tools === undefined ? {} : { tools: Object.freeze([...tools]) }),
+    ...(model === undefined ? {} : { model }),
+    ...(path === undefined ? {} : { path }),
   });
 }
 

@@ -59,6 +59,19 @@ export interface AmberConfig {
   readonly compaction?: CompactionConfig;
   /** The user's permission rules: calls allowed, asked about or denied by tool and argument. */
   readonly permissions?: PermissionsConfig;
+  /** Which other agents' files amber reads too. */
+  readonly compat?: CompatConfig;
+}
+
+/**
+ * The `compat` section of `config.yaml`: whether amber reads other agents' files as its own.
+ */
+export interface CompatConfig {
+  /**
+   * Claude Code's: the workspace's and the user's `.claude/{commands,skills,agents}/` and the
+   * workspace's `CLAUDE.md`. True unless set to false.
+   */
+  readonly claude?: boolean;
 }
 
 /**

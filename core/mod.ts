@@ -38,6 +38,7 @@ export {
   namespacedExact,
 } from "./bound.ts";
 export type {
+  AgentDefinition,
   EditorCallOptions,
   EditorCommand,
   EditorCommandResult,
@@ -49,6 +50,7 @@ export type {
   PluginServices,
   ProcessPolicy,
   StartedProcess,
+  SubagentRunOptions,
   SubagentService,
   TodoItem,
   TodoService,
@@ -58,6 +60,7 @@ export {
   type AmberConfig,
   type ApprovalPolicy,
   type CompactionConfig,
+  type CompatConfig,
   configDir,
   type McpConfig,
   type PermissionsConfig,

@@ -61,10 +61,45 @@ export interface TodoService {
   subscribe?(listener: (items: readonly TodoItem[]) => void): () => void;
 }
 
+/**
+ * A defined agent a sub-agent can run as (a markdown file's `agents/<name>.md`): its system
+ * prompt, the tools it may call and the model it runs on.
+ */
+export interface AgentDefinition {
+  /** The name the `task` tool's `agent` parameter takes. */
+  readonly name: string;
+  /** When to use it, for the model choosing one. */
+  readonly description: string;
+  /** The sub-agent's system prompt, in place of amber's own. */
+  readonly systemPrompt: string;
+  /**
+   * The tools it may call: names or globs (`*`, `mcp__github__*`); every tool when absent. The
+   * sub-agent's requests carry only these, and a gate blocks a call to any other.
+   */
+  readonly tools?: readonly string[];
+  /** The model, on the session's provider; the session's when absent. */
+  readonly model?: string;
+  /** Where it was defined (a file path), for listings. */
+  readonly path?: string;
+}
+
+/** How {@linkcode SubagentService.run} runs a sub-agent. */
+export interface SubagentRunOptions {
+  /** Cancels the sub-agent. */
+  readonly signal: AbortSignal;
+  /** The defined agent to run as; a general sub-agent with the session's prompt when absent. */
+  readonly agent?: AgentDefinition;
+}
+
 /** The host's sub-agents. */
 export interface SubagentService {
   /** Runs a nested agent on `prompt` and returns its final answer. */
-  run(prompt: string, options: { readonly signal: AbortSignal }): Promise<string>;
+  run(prompt: string, options: SubagentRunOptions): Promise<string>;
+  /**
+   * The defined agents, first-defined first; the same array for as long as they do not change,
+   * so a caller may compare by identity. Absent for a host that defines none.
+   */
+  agents?(): readonly AgentDefinition[];
 }
 
 /** A process group a tool started, as the host sees it. */

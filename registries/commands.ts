@@ -53,8 +53,11 @@ import {
 } from "@amber/core";
 import { errorMessage, OwnedMap, ownerLabel } from "./_owned.ts";
 
-/** What a root word must look like. */
-export const COMMAND_ROOT_PATTERN: RegExp = /^[a-z0-9_-]+$/;
+/**
+ * What a root word must look like: a-z 0-9 _ -, and `:` between the words of a namespace
+ * (`/git:commit`, a markdown command in a subfolder).
+ */
+export const COMMAND_ROOT_PATTERN: RegExp = /^[a-z0-9_-]+(?::[a-z0-9_-]+)*$/;
 
 /**
  * A core command root, given to {@link createCommandRegistry}. Handlers are keyed by the dotted

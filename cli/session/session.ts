@@ -21,6 +21,7 @@ import {
   type Message,
   type ModelInfo,
   type StatusSnapshot,
+  type SubagentRunOptions,
   type SubagentService,
   type TokenUsage,
 } from "@amber/core";
@@ -28,7 +29,6 @@ import {
   compactConversation,
   runAgent,
   type RunEvent,
-  type RunOptions,
   type RunResult,
   SessionFile,
 } from "@amber/core/kernel";
@@ -58,7 +58,8 @@ import { ProtectedPaths, protectedPathsGate } from "./protected_paths.ts";
 import { configuredKeys } from "./redact.ts";
 import { KnownKeys } from "./known_keys.ts";
 import { gatherSample, samplingMessages, type SamplingParams } from "./sampling.ts";
-import { subagentAnswer, subagentGate, SubagentSessions } from "./subagent_sessions.ts";
+import { SubagentSessions } from "./subagent_sessions.ts";
+import { type RunExtras, subagentRun } from "./agent_runs.ts";
 import { KeyRejections } from "./key_rejections.ts";
 import { ReplyWatch } from "./reply_watch.ts";
 
@@ -76,7 +77,7 @@ export class AgentSession {
   // hands it to the host it opens. No holder is bound later: `run` is this session's method from
   // the start, and nothing can call it before `open` returns, as `task` runs only inside a turn.
   readonly #subagents: SubagentService = {
-    run: (prompt, { signal }) => this.#subagent(prompt, signal),
+    run: (prompt, options) => this.#subagent(prompt, options),
   };
   #host: Host | undefined;
   readonly #tasks = new SubagentSessions();
@@ -519,11 +520,11 @@ export class AgentSession {
 
   // The run options for the model in use: its figures as known at each request, so a window
   // the provider's listing reports mid-turn counts from then on.
-  async #budget(): Promise<RunBudget> {
+  async #budget(agentModel?: string): Promise<RunBudget> {
     const { preset, model } = this.#resolved!;
     await this.#modelInfo();
     return runBudget(
-      () => this.#facts.known(preset.name, model),
+      () => this.#facts.known(preset.name, agentModel ?? model),
       this.#options.compactAt,
       this.host.config.compaction,
     );
@@ -539,7 +540,7 @@ export class AgentSession {
     file: SessionFile,
     signal: AbortSignal,
     budget: RunBudget,
-    extra: Pick<RunOptions, "history" | "historyState" | "firstStep" | "onEvent" | "hostGate">,
+    extra: RunExtras,
   ): Promise<RunResult> {
     const resolved = this.#resolved!;
     return runAgent({
@@ -559,8 +560,8 @@ export class AgentSession {
         },
       ),
       runtime: this.host.runtime,
-      model: this.#client!,
-      modelName: resolved.model,
+      model: extra.model ?? this.#client!,
+      modelName: extra.modelName ?? resolved.model,
       reasoningEffort: resolved.reasoningEffort,
       prompt,
       session: file,
@@ -579,15 +580,16 @@ export class AgentSession {
   }
 
   // A sub-agent runs on the session's provider and environment, with a file of its own.
-  async #subagent(prompt: string, signal: AbortSignal): Promise<string> {
+  async #subagent(prompt: string, { signal, agent }: SubagentRunOptions): Promise<string> {
     this.ready();
-    const budget = await this.#budget();
+    const as = subagentRun(agent, this.#resolved!.model, this.#client!, this.host);
+    const budget = await this.#budget(as.options.modelName);
     const parent = this.#conversation.id;
     const create = (id: string) => this.#create(id, prompt);
     return await this.#tasks.run(this.host.configDir, parent, create, async (file) => {
-      const result = await this.#run(prompt, file, signal, budget, { hostGate: subagentGate });
+      const result = await this.#run(prompt, file, signal, budget, as.options);
       this.#spend(result.cost);
-      return subagentAnswer(result);
+      return as.answer(result);
     });
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The core prompt blocks: who the agent is, which tools it has, and the project's own
- * instructions from AGENTS.md. Each block's text changes only when what it reports changes, so
+ * instructions from AGENTS.md (and CLAUDE.md, unless `compat: {claude: false}`). Each block's text changes only when what it reports changes, so
  * the server's prefix cache survives from step to step.
  *
  * @module
@@ -12,7 +12,12 @@ import { exact, PluginCategory } from "@amber/core";
 
 /** The file whose text becomes the `project_facts` block. */
 export const PROJECT_FACTS_FILE = "AGENTS.md";
-/** AGENTS.md beyond this many characters is cut, with a note. */
+/**
+ * Claude Code's file of project instructions, read beside AGENTS.md unless `config.yaml` says
+ * `compat: {claude: false}`; the same text in both (one a link to the other) is given once.
+ */
+export const CLAUDE_FACTS_FILE = "CLAUDE.md";
+/** AGENTS.md (or CLAUDE.md) beyond this many characters is cut, with a note. */
 export const MAX_FACTS_CHARS = 40_000;
 
 /** Options of {@linkcode createPromptsPlugin}. */
@@ -35,9 +40,9 @@ export interface PromptsPlugin extends Plugin {
  * - `tool_docs` (200): one line per registered tool, its name and the first sentence of its
  *   description, rebuilt only when the tool list changes (the registry hands out a new array
  *   exactly then);
- * - `project_facts` (300): the workspace's AGENTS.md, read at initialize; `tick()` checks its
- *   modification time in the background and re-reads it only when that changed. Empty (so left
- *   out) when there is no AGENTS.md.
+ * - `project_facts` (300): the workspace's AGENTS.md and CLAUDE.md, read at initialize; `tick()`
+ *   checks their modification times in the background and re-reads them only when one changed.
+ *   Empty (so left out) when there is neither.
  *
  * Every `render` returns cached text: no I/O, no clock.
  *
@@ -60,34 +65,42 @@ export function createPromptsPlugin(options: PromptsOptions = {}): PromptsPlugin
   let system = "";
   let facts = "";
   let factsStamp = "absent";
-  let factsPath = "";
+  let factsRoot = "";
   let checking: Promise<void> | undefined;
   let toolsSeen: readonly ToolEntry[] | undefined;
   let toolsText = "";
 
-  // Reads AGENTS.md if its stamp moved; never throws: an unreadable file reads as absent.
+  // Reads the files if their stamp moved; never throws: an unreadable file reads as absent.
   async function refreshFacts(): Promise<void> {
-    const path = factsPath;
-    let stamp = "absent";
-    try {
-      const info = await Deno.stat(path);
-      if (info.isFile) stamp = `${info.mtime?.getTime() ?? "?"}:${info.size}`;
-    } catch {
-      // Absent or unreadable: no facts.
-    }
-    if (stamp === factsStamp) return;
-    let text = "";
-    if (stamp !== "absent") {
+    const root = factsRoot;
+    // The switch is read live, so turning it off drops CLAUDE.md at the next check.
+    const names = claudeOff(context)
+      ? [PROJECT_FACTS_FILE]
+      : [PROJECT_FACTS_FILE, CLAUDE_FACTS_FILE];
+    const stamps = await Promise.all(names.map(async (name) => {
       try {
-        text = factsBlock(await Deno.readTextFile(path));
+        const info = await Deno.stat(join(root, name));
+        return info.isFile ? `${info.mtime?.getTime() ?? "?"}:${info.size}` : "absent";
       } catch {
-        stamp = "absent";
+        return "absent";
+      }
+    }));
+    let stamp = names.map((name, i) => `${name}=${stamps[i]}`).join(";");
+    if (stamp === factsStamp) return;
+    const texts: { readonly name: string; readonly text: string }[] = [];
+    for (const [i, name] of names.entries()) {
+      if (stamps[i] === "absent") continue;
+      try {
+        const text = (await Deno.readTextFile(join(root, name))).trim();
+        if (text !== "" && !texts.some((t) => t.text === text)) texts.push({ name, text });
+      } catch {
+        stamp = "unreadable";
       }
     }
-    // A shutdown while the file was read leaves the plugin as shutdown left it.
-    if (path !== factsPath) return;
+    // A shutdown while the files were read leaves the plugin as shutdown left it.
+    if (root !== factsRoot) return;
     factsStamp = stamp;
-    facts = text;
+    facts = texts.map(({ name, text }) => factsBlock(name, text)).join("\n\n");
   }
 
   const blocks: PromptBlockCapability[] = [
@@ -119,7 +132,7 @@ export function createPromptsPlugin(options: PromptsOptions = {}): PromptsPlugin
     async initialize(ctx): Promise<boolean> {
       context = ctx;
       system = systemPrompt(ctx.workspace.root, now());
-      factsPath = join(ctx.workspace.root, PROJECT_FACTS_FILE);
+      factsRoot = ctx.workspace.root;
       factsStamp = "absent";
       facts = "";
       toolsSeen = undefined;
@@ -128,7 +141,7 @@ export function createPromptsPlugin(options: PromptsOptions = {}): PromptsPlugin
     },
     shutdown() {
       context = undefined;
-      factsPath = "";
+      factsRoot = "";
       facts = "";
       factsStamp = "absent";
       toolsSeen = undefined;
@@ -136,7 +149,7 @@ export function createPromptsPlugin(options: PromptsOptions = {}): PromptsPlugin
     },
     tick(): void {
       // Never blocks: the check runs in the background, and only one at a time.
-      if (checking !== undefined || factsPath === "") return;
+      if (checking !== undefined || factsRoot === "") return;
       checking = refreshFacts().finally(() => {
         checking = undefined;
       });
@@ -195,13 +208,20 @@ export function firstSentence(text: string): string {
   return match?.[1] ?? line;
 }
 
-function factsBlock(text: string): string {
-  const body = text.trim();
-  if (body === "") return "";
+function claudeOff(context: PluginContext | undefined): boolean {
+  try {
+    return context?.config().compat?.claude === false;
+  } catch {
+    // A context without a configuration (a bare test host) reads the default.
+    return false;
+  }
+}
+
+function factsBlock(name: string, body: string): string {
   const clipped = body.length > MAX_FACTS_CHARS
     ? `${
       body.slice(0, MAX_FACTS_CHARS)
-    }\n[AGENTS.md cut at ${MAX_FACTS_CHARS} of ${body.length} chars]`
+    }\n[${name} cut at ${MAX_FACTS_CHARS} of ${body.length} chars]`
     : body;
-  return `Project instructions (from ${PROJECT_FACTS_FILE} in the workspace root; follow them):\n\n${clipped}`;
+  return `Project instructions (from ${name} in the workspace root; follow them):\n\n${clipped}`;
 }

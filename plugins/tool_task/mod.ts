@@ -1,38 +1,35 @@
 /**
- * The `task` tool: hands a self-contained job to a sub-agent and returns its final answer.
+ * The `task` tool: hands a self-contained job to a sub-agent and returns its final answer; and
+ * `/agents`, which lists the defined agents a task can run as.
  *
  * @module
  */
 
-import type { FromJsonSchema, Plugin, SubagentService, Tool, ToolResult } from "@amber/core";
-import { defineTool } from "@amber/core";
-import { describeError, toolError } from "../_workspace.ts";
-import { toolPlugin } from "../tool_plugin.ts";
+import type {
+  AgentDefinition,
+  Capability,
+  Plugin,
+  PluginServices,
+  SubagentService,
+  Tool,
+} from "@amber/core";
+import { exact, PluginCategory } from "@amber/core";
+import { agentsListing } from "./_agents_command.ts";
+import { taskTool } from "./_task_tool.ts";
 
-const PARAMETERS = {
-  type: "object",
-  properties: {
-    prompt: {
-      type: "string",
-      minLength: 1,
-      description: "The complete instructions for the sub-agent.",
-    },
-    description: {
-      type: "string",
-      description: "A short title for the task (3-6 words), shown to the user.",
-    },
-  },
-  required: ["prompt"],
-  additionalProperties: false,
-} as const;
-
-type TaskArgs = FromJsonSchema<typeof PARAMETERS>;
+const NONE: readonly AgentDefinition[] = Object.freeze([]);
 
 /**
- * Creates the `tool_task` plugin, which contributes the `task` tool: it runs
- * `services.host.subagents.run(prompt, {signal})` with the run's cancel signal and returns the
- * sub-agent's final answer. Without a sub-agent service the capability declines and the plugin
- * stays active. The sub-agent's own tool calls go through approval as usual.
+ * Creates the `tool_task` plugin. Its `task` tool runs `services.host.subagents.run(prompt,
+ * {signal})` with the run's cancel signal and returns the sub-agent's final answer; without a
+ * sub-agent service the tool declines and the plugin stays active. The sub-agent's own tool calls
+ * go through approval as usual.
+ *
+ * When the service defines agents (`SubagentService.agents`, the markdown files of
+ * `agents/<name>.md`), `task` takes an `agent` parameter naming one, its description lists them
+ * with what each is for, and the sub-agent runs as that agent. The list is read at every step
+ * boundary (`liveVersion`): an agent file added or removed changes the tool at the next step.
+ * `/agents` lists them.
  *
  * @example
  * ```ts
@@ -40,46 +37,58 @@ type TaskArgs = FromJsonSchema<typeof PARAMETERS>;
  * import { createToolTaskPlugin } from "@amber/plugins/tool_task";
  * const plugin = createToolTaskPlugin();
  * assert.equal(plugin.id, "tool_task");
- * assert.deepEqual(plugin.capabilities().map((c) => c.name), ["task"]);
+ * assert.deepEqual(plugin.capabilities().map((c) => `${c.kind}:${c.name}`), [
+ *   "tool:task",
+ *   "command:agents",
+ * ]);
  * ```
  */
 export function createToolTaskPlugin(): Plugin {
-  return toolPlugin({
+  let subagents: SubagentService | undefined;
+  // The agents the installed tool offers, and the number that moves when the service's differ.
+  let offered: readonly AgentDefinition[] = NONE;
+  let version = 0;
+  const agentsNow = (): readonly AgentDefinition[] => subagents?.agents?.() ?? NONE;
+  const capabilities: readonly Capability[] = Object.freeze([
+    Object.freeze({
+      kind: "tool",
+      name: "task",
+      tools: (services: PluginServices): readonly Tool[] => {
+        subagents = services.host.subagents;
+        if (subagents === undefined) return [];
+        offered = agentsNow();
+        return [taskTool(subagents, offered)];
+      },
+    }),
+    Object.freeze({
+      kind: "command",
+      name: "agents",
+      root: "agents",
+      help: "List the defined agents the task tool can run as",
+      man: "Usage: /agents\n\nLists the agents defined by markdown files (agents/<name>.md in " +
+        "the config directory, the workspace's .amber/ and .claude/): each one's name, what it " +
+        "is for, its tools and model, and its file.",
+      subtree: {},
+      handlers: {
+        "": () => agentsListing(subagents === undefined ? undefined : agentsNow()),
+      },
+    }),
+  ]);
+  return {
     id: "tool_task",
+    version: "0.1.0",
     name: "Task",
-    description: "The task tool: delegates a self-contained job to a sub-agent.",
-    tools: ["task"],
-    build: (services) => {
-      const subagents = services.host.subagents;
-      return subagents === undefined ? [] : [taskTool(subagents)];
+    description: "The task tool: delegates a self-contained job to a sub-agent or a defined " +
+      "agent; /agents lists them.",
+    category: PluginCategory.Tools,
+    bound: { tools: exact("task"), commands: exact("agents") },
+    initialize: () => true,
+    shutdown: () => {
+      subagents = undefined;
+      offered = NONE;
     },
-  });
-}
-
-function taskTool(subagents: SubagentService): Tool<TaskArgs> {
-  return defineTool({
-    name: "task",
-    description: "Delegate a self-contained task to a sub-agent with the same tools and a fresh " +
-      "context, and get back its final answer. Use it for broad searches and investigations " +
-      "whose details you do not need to keep. The sub-agent sees only your prompt: include " +
-      "every fact, path and constraint it needs, and say exactly what its answer must contain.",
-    parameters: PARAMETERS,
-    verb: "delegating",
-    summarize({ prompt, description }) {
-      if (description) return `task: ${String(description)}`;
-      const text = String(prompt ?? "").split("\n")[0];
-      return `task: ${text.length > 60 ? `${text.slice(0, 57)}...` : text}`;
-    },
-    async execute({ prompt }, context): Promise<ToolResult> {
-      if (context.signal.aborted) return toolError("cancelled before the sub-agent started");
-      try {
-        const answer = await subagents.run(prompt, { signal: context.signal });
-        if (context.signal.aborted) return toolError("cancelled: the sub-agent was stopped");
-        return { ok: true, output: answer === "" ? "(the sub-agent gave no answer)" : answer };
-      } catch (error) {
-        if (context.signal.aborted) return toolError("cancelled: the sub-agent was stopped");
-        return toolError(`the sub-agent failed: ${describeError(error)}`);
-      }
-    },
-  });
+    // The service hands out the same array while its agents stay the same.
+    liveVersion: () => agentsNow() === offered ? version : ++version,
+    capabilities: () => capabilities,
+  };
 }

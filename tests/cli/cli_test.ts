@@ -50,7 +50,7 @@ Deno.test("disable persists, removes the plugin's command and tool, and enable b
 
   const gone = await amber(tmp.dir, "cmd", "hello", "greet", "amber");
   strictEqual(gone.code, 2);
-  strictEqual(gone.err, "amber: unknown command root 'hello'; roots: set, get");
+  strictEqual(gone.err, "amber: unknown command root 'hello'; roots: set, get, agents");
   strictEqual((await amber(tmp.dir, "tools")).out.includes("greet"), false);
   match((await amber(tmp.dir, "plugins", "info", "hello")).out, /state: disabled/);
 
@@ -186,7 +186,7 @@ Deno.test("amber config check lists every problem with file, line and column, an
   const installed = makeBundledPlugins().map((p) => p.id).join(", ");
   const lines = result.out.split("\n").map((l) => l.replace(`${tmp.dir}/`, ""));
   deepStrictEqual(lines, [
-    "config.yaml:1:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp, models, compaction, permissions)",
+    "config.yaml:1:1: modle: unknown field (fields: provider, model, baseUrl, apiKeyEnv, reasoningEffort, approval, plugins, timeouts, quarantine, secrets, mcp, models, compaction, permissions, compat)",
     "config.yaml:2:8: model: expected a string, found number 3",
     `config.yaml:6:10: plugins.ghost: no plugin 'ghost' is installed (installed: ${installed})`,
     "config.yaml:5:15: plugins.hello.greeting: expected string, received number",

@@ -427,7 +427,9 @@ Deno.test("tools that need a host service decline without it; the plugin stays a
   ) {
     strictEqual(h.runtime.state(id).status, "active", id);
     deepStrictEqual(h.runtime.info(id).declined.map((d) => d.name), [capability], id);
-    strictEqual(h.runtime.info(id).contributions.length, 0, id);
+    // tool_task's `/agents` command stays: it says the host runs no sub-agents.
+    const kept = h.runtime.info(id).contributions.map((c) => `${c.kind}:${c.name}`);
+    deepStrictEqual(kept, id === "tool_task" ? ["command:agents"] : [], id);
   }
   deepStrictEqual(h.registries.tool.list(), []);
 });
