@@ -19,6 +19,9 @@ export async function runSlashCommand(
   line: string,
 ): Promise<CommandOutcome | undefined> {
   if (!line.startsWith("/")) return undefined;
+  // No turn runs now, so this is a step boundary: a command file edited since the last step is
+  // read again before its command is looked up and expanded.
+  host.runtime.refresh();
   const words = line.slice(1).split(/\s+/).filter((word) => word !== "");
   const { root, node, path, used } = walkCommandTree(host.registries.command.tree(), words);
   if (root === undefined || node === undefined) return undefined;

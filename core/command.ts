@@ -37,6 +37,36 @@ export interface CommandReply {
   readonly text?: string;
   /** Text the front end sends to the model as the user's message. */
   readonly prompt?: string;
+  /** What the turn `prompt` starts runs with (its model, its tools), for that turn only. */
+  readonly turn?: CommandTurn;
+}
+
+/**
+ * What the turn a command's prompt starts runs with, for that turn only: a markdown command's
+ * `model` and `allowed-tools`. The session's own model and tools are back for the next turn.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { CommandHandler } from "@amber/core";
+ * const review: CommandHandler = (arg) => ({
+ *   prompt: `Review ${arg}.`,
+ *   turn: { from: "/review (review.md)", model: "small-model", allowedTools: ["Read"] },
+ * });
+ * const reply = await review("main.ts");
+ * assert.equal(typeof reply === "object" && reply.turn?.model, "small-model");
+ * ```
+ */
+export interface CommandTurn {
+  /** The command and its file, as errors and refusals name them: `/review (review.md)`. */
+  readonly from: string;
+  /** The model that answers the turn in place of the session's. */
+  readonly model?: string;
+  /**
+   * The only tools the turn may call (names or globs, as a skill's `allowed-tools`); it narrows
+   * the session's tools, never widens them.
+   */
+  readonly allowedTools?: readonly string[];
 }
 
 /**
@@ -63,6 +93,10 @@ export type CommandHandler = (
  * assert.equal(commandReplyProblem(5), "returned number, not text or a reply");
  * assert.equal(commandReplyProblem({ output: "x" }), "returned a reply with neither text nor prompt");
  * assert.equal(commandReplyProblem({ prompt: 1 }), "returned a reply whose prompt is number, not text");
+ * assert.equal(
+ *   commandReplyProblem({ prompt: "Go.", turn: { from: "/go", allowedTools: "read" } }),
+ *   "returned a reply whose turn is not { from, model?, allowedTools? } of text",
+ * );
  * ```
  */
 export function commandReplyProblem(value: unknown): string | undefined {
@@ -81,7 +115,20 @@ export function commandReplyProblem(value: unknown): string | undefined {
     return `returned a reply whose prompt is ${describeValueType(prompt)}, not text`;
   }
   if (prompt !== undefined && prompt.trim() === "") return "returned an empty prompt";
+  const { turn } = value as { readonly turn?: unknown };
+  if (turn !== undefined && !isCommandTurn(turn)) {
+    return "returned a reply whose turn is not { from, model?, allowedTools? } of text";
+  }
   return undefined;
+}
+
+function isCommandTurn(value: unknown): value is CommandTurn {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const { from, model, allowedTools } = value as Record<string, unknown>;
+  return typeof from === "string" &&
+    (model === undefined || typeof model === "string") &&
+    (allowedTools === undefined ||
+      (Array.isArray(allowedTools) && allowedTools.every((entry) => typeof entry === "string")));
 }
 
 /**
@@ -156,7 +203,13 @@ export interface CommandRoot extends CommandTreeNode {
  * the model as the user's message.
  */
 export type CommandOutcome =
-  | { readonly ok: true; readonly text: string; readonly prompt?: string }
+  | {
+    readonly ok: true;
+    readonly text: string;
+    readonly prompt?: string;
+    /** What the turn `prompt` starts runs with, for that turn only. */
+    readonly turn?: CommandTurn;
+  }
   | { readonly ok: false; readonly error: string };
 
 /**

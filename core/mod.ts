@@ -170,6 +170,7 @@ export {
   commandReplyProblem,
   type CommandRoot,
   type CommandTreeNode,
+  type CommandTurn,
   type CommandWalk,
   walkCommandTree,
 } from "./command.ts";

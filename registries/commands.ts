@@ -336,10 +336,11 @@ export function createCommandRegistry(options: CommandRegistryOptions = {}): Com
       return { ok: false, error: `'${line}' failed: its handler ${problem}` };
     }
     if (typeof reply === "string") return { ok: true, text: reply };
-    const { text, prompt } = reply as CommandReply;
-    return prompt === undefined
-      ? { ok: true, text: text ?? "" }
-      : { ok: true, text: text ?? "", prompt };
+    const { text, prompt, turn } = reply as CommandReply;
+    if (prompt === undefined) return { ok: true, text: text ?? "" };
+    return turn === undefined
+      ? { ok: true, text: text ?? "", prompt }
+      : { ok: true, text: text ?? "", prompt, turn };
   }
 
   return {

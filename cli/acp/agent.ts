@@ -322,6 +322,7 @@ async function prompt(
   }
   session.ready();
   const result = await session.turn(outcome?.ok ? outcome.prompt! : text, {
+    ...(outcome?.ok === true && outcome.turn !== undefined ? { command: outcome.turn } : {}),
     signal,
     ask: io.ask,
   });

@@ -153,6 +153,7 @@ async function run(context: CommandContext): Promise<number> {
       return command.ok ? 0 : 1;
     }
     const result = await session.turn(expanded ?? prompt, {
+      ...(command?.ok === true && command.turn !== undefined ? { command: command.turn } : {}),
       signal: controller.signal,
       ask: terminal
         ? async (request, signal) => {

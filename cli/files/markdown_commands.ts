@@ -9,11 +9,14 @@
  * - `` !`cmd` `` runs `cmd` in the workspace, once {@linkcode CommandTemplateHost.approve} allows
  *   it (amber's permission rules and approval policy), and is replaced by its output.
  *
+ * The file's `model` and `allowed-tools` go with the prompt (its `turn`): the turn it starts is
+ * answered by that model and may call only those tools; the next turn runs as before.
+ *
  * @module
  */
 
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import type { Capability, CommandCapability } from "@amber/core";
+import type { Capability, CommandCapability, CommandTurn } from "@amber/core";
 import type { CommandFile, FileProblem } from "./definitions.ts";
 
 /** What expanding a template needs of the host. */
@@ -215,8 +218,8 @@ export interface MarkdownCommands {
 
 /**
  * One command root per file. The root's help is the `description` (else the file's first line)
- * and its manual the usage with the `argument-hint`, which the drawer shows while the arguments
- * are typed. A name another plugin or amber already has stays theirs: the file is reported.
+ * followed by the usage with the `argument-hint` (`Review code: /review [path]`), as the drawer
+ * shows it, and its manual starts with that usage. A name another plugin or amber already has stays theirs: the file is reported.
  *
  * @example
  * ```ts
@@ -232,7 +235,7 @@ export interface MarkdownCommands {
  *   { name: "help", body: "Mine", path: "help.md" },
  * ], { host, taken: (root) => root === "help" ? "core" : undefined });
  * const [review] = made.capabilities;
- * assert.equal(review.kind === "command" && review.help, "Review code");
+ * assert.equal(review.kind === "command" && review.help, "Review code: /review [path]");
  * assert.deepEqual(await (review as { handlers: Record<string, (a: string) => unknown> }).handlers[""]("src"), { prompt: "Review src" });
  * assert.match(made.problems[0].message, /\/help is taken by core, which wins/);
  * ```
@@ -258,20 +261,27 @@ export function commandCapabilities(
       : `Usage: ${line}`;
     const notes = [
       usage,
-      ...(command.model ? [`model: ${command.model} (the session's model answers)`] : []),
+      ...(command.model ? [`model: ${command.model} (for the turn it starts)`] : []),
+      ...(command.allowedTools
+        ? [`allowed-tools: ${command.allowedTools.join(", ")} (the turn may call only these)`]
+        : []),
       `from ${command.path}`,
     ];
+    const turn = commandTurn(command);
+    const description = command.description || firstLine(command.body);
     capabilities.push({
       kind: "command",
       name: command.name,
       root: command.name,
-      help: command.description || firstLine(command.body),
+      // As amber's own commands put their usage after their help, so the drawer shows both.
+      help: command.argumentHint ? `${description}: ${line} ${command.argumentHint}` : description,
       man: notes.join("\n"),
       subtree: {},
       handlers: {
         "": async (arg) => {
           try {
-            return { prompt: await expandTemplate(command.body, arg, options.host, line) };
+            const prompt = await expandTemplate(command.body, arg, options.host, line);
+            return turn === undefined ? { prompt } : { prompt, turn };
           } catch (error) {
             // A refusal is the user's (or the rules') answer, not a fault of the plugin: it is
             // told, and nothing goes to the model.
@@ -283,6 +293,18 @@ export function commandCapabilities(
     });
   }
   return { capabilities, problems };
+}
+
+// What the turn the command's prompt starts runs with; undefined when it changes nothing.
+function commandTurn(command: CommandFile): CommandTurn | undefined {
+  const model = command.model?.trim();
+  const tools = command.allowedTools;
+  if ((model === undefined || model === "") && tools === undefined) return undefined;
+  return {
+    from: `/${command.name} (${command.path})`,
+    ...(model === undefined || model === "" ? {} : { model }),
+    ...(tools === undefined ? {} : { allowedTools: tools }),
+  };
 }
 
 function firstLine(body: string): string {

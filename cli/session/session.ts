@@ -62,6 +62,7 @@ import { SubagentSessions } from "./subagent_sessions.ts";
 import { type RunExtras, subagentRun } from "./agent_runs.ts";
 import { KeyRejections } from "./key_rejections.ts";
 import { ReplyWatch } from "./reply_watch.ts";
+import { commandRunExtras, commandTurnResult } from "./command_turns.ts";
 
 const NEVER = new AbortController().signal;
 
@@ -275,7 +276,8 @@ export class AgentSession {
     this.ready();
     const signal = options.signal ?? NEVER;
     this.#spending.startTurn();
-    const budget = await this.#budget();
+    const command = commandRunExtras(options.command, this.#resolved!.model);
+    const budget = await this.#budget(command.modelName);
     const conversation = this.#conversation;
     let file = conversation.file;
     const created = file === undefined;
@@ -292,6 +294,7 @@ export class AgentSession {
     this.#busy = true;
     try {
       const run = await this.#run(prompt, file, signal, budget, {
+        ...command,
         history: conversation.messages,
         historyState: conversation.state,
         firstStep,
@@ -305,7 +308,7 @@ export class AgentSession {
           this.#emit(pricedEvent(keyText.event(event), budget));
         },
       });
-      const result = keyText.result(run);
+      const result = commandTurnResult(keyText.result(run), options.command, this.model);
       conversation.advance(result, next);
       this.#count(result.usage);
       this.#spending.runEnded(result.cost);

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ApprovalPolicy } from "@amber/core";
+import type { ApprovalPolicy, CommandTurn } from "@amber/core";
 import type { ApprovalAnswer, ApprovalRequest } from "@amber/core/kernel";
 import type { Host, HostOptions } from "../host.ts";
 import type { EnvReader, ProviderOverrides } from "../provider_settings.ts";
@@ -62,4 +62,6 @@ export interface TurnOptions {
   readonly signal?: AbortSignal;
   /** Answers approval questions; without it, a tool that needs approval is denied. */
   readonly ask?: ApprovalHandler;
+  /** What the command that gave the prompt asks of this turn only (its model, its tools). */
+  readonly command?: CommandTurn;
 }

@@ -16,7 +16,7 @@
  * @module
  */
 
-import type { StatusSnapshot, ToolCall } from "@amber/core";
+import type { CommandTurn, StatusSnapshot, ToolCall } from "@amber/core";
 import type { ApprovalAnswer, ApprovalRequest } from "@amber/core/kernel";
 import type { AgentSession, SessionEvent } from "../session/mod.ts";
 import { todosFromMessages } from "../todos.ts";
@@ -179,7 +179,7 @@ export class TuiApp {
         this.#panel = new PanelView(id, source ?? this.#session.host.registries.panel);
         this.#invalidate();
       },
-      startTurn: (prompt) => this.#startTurn(prompt),
+      startTurn: (prompt, command) => this.#startTurn(prompt, command),
       startCompaction: (instructions) => this.#startCompaction(instructions),
       forget: () => {
         this.#view = forgetConversation(this.#view);
@@ -453,7 +453,7 @@ export class TuiApp {
 
   // ---- turns ----
 
-  #startTurn(prompt: string): void {
+  #startTurn(prompt: string, command?: CommandTurn): void {
     this.#transcript.addUser(prompt);
     // The last answer's figures are not this turn's, from the moment it is sent: its first step
     // may wait for attached files to be read, or for the provider.
@@ -476,6 +476,7 @@ export class TuiApp {
       controller,
       attached.then((sent) =>
         this.#session.turn(sent, {
+          ...(command === undefined ? {} : { command }),
           signal: controller.signal,
           ask: (request, signal) => this.#ask(request, signal),
         })

@@ -11,7 +11,7 @@
  */
 
 import { loadModule } from "../lazy_modules.ts";
-import type { CommandOutcome, CommandRoot, ToolCall } from "@amber/core";
+import type { CommandOutcome, CommandRoot, CommandTurn, ToolCall } from "@amber/core";
 import { listSessions } from "@amber/core/kernel";
 import type { AgentSession } from "../session/mod.ts";
 import type { CommandTarget } from "./core_commands.ts";
@@ -43,8 +43,11 @@ export interface AppControls {
    * view of the TUI's own.
    */
   showPanel(id: string, source?: PanelSource): void;
-  /** Starts a turn with `prompt` as the user's message (shown as the user's row). */
-  startTurn(prompt: string): void;
+  /**
+   * Starts a turn with `prompt` as the user's message (shown as the user's row), run with what
+   * the command that gave it asks of that turn (its model, its tools).
+   */
+  startTurn(prompt: string, command?: CommandTurn): void;
   /** Starts compacting the conversation, as a turn runs: Ctrl-C cancels it. */
   startCompaction(instructions: string): void;
   /** The conversation shown is gone: the bar's figures of its last request go too. */
@@ -103,6 +106,9 @@ export class SessionCommands implements CommandTarget {
     const transcript = this.#app.transcript;
     transcript.notice(`› ${line}`, "dim");
     const { runtime, registries } = this.#session.host;
+    // Between turns is a step boundary: a command file edited since the last step is read again
+    // before its command runs (while a turn runs, its steps do this).
+    if (!this.#app.busy()) runtime.refresh();
     const parsed = parseSlash(line, registries.command.tree());
     const outcome: CommandOutcome = parsed === undefined
       ? { ok: false, error: "type a command after /" }
@@ -115,7 +121,7 @@ export class SessionCommands implements CommandTarget {
             "a turn is running: its prompt was not sent; try again after it",
             "error",
           );
-        } else this.#app.startTurn(outcome.prompt);
+        } else this.#app.startTurn(outcome.prompt, outcome.turn);
       }
     } else transcript.notice(outcome.error, "error");
     this.#app.settingsChanged(false);

@@ -153,7 +153,7 @@ Deno.test("switching files.commands off removes its commands from the drawer at 
       const review = commandEntries(host.registries.command.tree()).find((e) =>
         e.line === "/review"
       );
-      strictEqual(review?.help, "Review code");
+      strictEqual(review?.help, "Review code: /review [path] [focus]");
       match(review?.man ?? "", /^Usage: \/review \[path\] \[focus\]$/m);
       strictEqual(review?.owner, "files.commands");
       ok(lines().includes("/git:commit"));
