@@ -188,6 +188,7 @@ export class ServedSession {
       return;
     }
     await this.#session.turn(outcome?.ok ? outcome.prompt! : text, {
+      ...(outcome?.ok === true && outcome.turn !== undefined ? { command: outcome.turn } : {}),
       signal,
       ask: (request, signal) => this.#ask(request, signal),
     });

@@ -4,7 +4,12 @@
 
 import assert from "node:assert/strict";
 import { makeBundledPlugins } from "@amber/plugins";
-import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
+import {
+  FakeProvider,
+  openaiEncoder,
+  type RecordedRequest,
+  type ScriptedTurn,
+} from "@amber/providers/testing";
 import { type Server, type ServerOptions, startServer } from "../../cli/serve/server.ts";
 
 /** The bearer token of the fixture's server. */
@@ -19,6 +24,8 @@ export interface Served extends AsyncDisposable {
   readonly configDir: string;
   /** A new workspace (removed with the rest) and a fake provider answering with `turns`. */
   workspace(turns: readonly ScriptedTurn[]): Promise<{ workspace: string; baseUrl: string }>;
+  /** The chat requests every fake provider of the fixture received, oldest first per provider. */
+  requests(): RecordedRequest[];
   /** A request to the server with `body` as JSON, carrying the token (or `token`). */
   call(method: string, path: string, body?: unknown, token?: string): Promise<Response>;
 }
@@ -53,6 +60,9 @@ export async function serve(
       provider.script(...turns);
       providers.push(provider);
       return { workspace, baseUrl: `${provider.url}/v1` };
+    },
+    requests() {
+      return providers.flatMap((provider) => provider.chats);
     },
     call(method, path, body, token = TOKEN) {
       return fetch(`${server.url}${path}`, {
