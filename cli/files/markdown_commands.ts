@@ -18,6 +18,7 @@
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { Capability, CommandCapability, CommandTurn } from "@amber/core";
 import type { CommandFile, FileProblem } from "./definitions.ts";
+import { readTextPrefix } from "./text_prefix.ts";
 
 /** What expanding a template needs of the host. */
 export interface CommandTemplateHost {
@@ -186,12 +187,11 @@ async function includeOne(
     names.sort();
     return `<folder path="${shown}">\n${names.join("\n")}\n</folder>`;
   }
-  let content = await Deno.readTextFile(real);
-  if (content.length > MAX_INCLUDED_CHARS) {
-    content = `${
-      content.slice(0, MAX_INCLUDED_CHARS)
-    }\n[cut at ${MAX_INCLUDED_CHARS} of ${content.length} chars]`;
-  }
+  if (!info.isFile) return undefined;
+  const read = await readTextPrefix(real, MAX_INCLUDED_CHARS);
+  const content = read.cut
+    ? `${read.text}\n[cut at ${MAX_INCLUDED_CHARS} chars of ${read.bytes} bytes]`
+    : read.text;
   return `<file path="${shown}">\n${content.replace(/\n$/, "")}\n</file>`;
 }
 
@@ -315,6 +315,14 @@ function firstLine(body: string): string {
 /**
  * A {@linkcode CommandTemplateHost.run}: `sh -c command` in `workspace` with `env`, stdout and
  * stderr together, cut at {@linkcode MAX_INCLUDED_CHARS}, stopped after `timeoutMs`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { runShell } from "./markdown_commands.ts";
+ * const env = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" };
+ * assert.equal(await runShell("echo hi; exit 3", Deno.cwd(), env, 5_000), "hi\n\n[exit code 3]");
+ * ```
  */
 export async function runShell(
   command: string,
@@ -322,6 +330,7 @@ export async function runShell(
   env: Record<string, string>,
   timeoutMs: number,
 ): Promise<string> {
+  const deadline = AbortSignal.timeout(timeoutMs);
   const child = new Deno.Command("sh", {
     args: ["-c", command],
     cwd: workspace,
@@ -330,11 +339,59 @@ export async function runShell(
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    signal: AbortSignal.timeout(timeoutMs),
+    signal: deadline,
   }).spawn();
-  const { code, stdout, stderr } = await child.output();
+  const limit = MAX_INCLUDED_CHARS * 4;
+  const [stdout, stderr] = await Promise.all([
+    keep(child.stdout, limit, deadline),
+    keep(child.stderr, limit, deadline),
+  ]);
+  const stopped = stdout.full || stderr.full;
+  if (stopped) {
+    try {
+      child.kill();
+    } catch {
+      // It ended already.
+    }
+  }
+  const { code } = await child.status;
   const decoder = new TextDecoder();
-  let text = decoder.decode(stdout) + decoder.decode(stderr);
+  let text = decoder.decode(stdout.bytes) + decoder.decode(stderr.bytes);
   if (text.length > MAX_INCLUDED_CHARS) text = `${text.slice(0, MAX_INCLUDED_CHARS)}\n[cut]`;
-  return code === 0 ? text : `${text}\n[exit code ${code}]`;
+  return code === 0 || stopped ? text : `${text}\n[exit code ${code}]`;
+}
+
+// Up to `limit` bytes of `stream`, read as they come; the rest is not read (`yes` would fill
+// memory until the deadline), nor waited for past the deadline (a background job of the command,
+// `sleep 60 &`, holds the pipe open after the shell ends).
+async function keep(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+  deadline: AbortSignal,
+): Promise<{ bytes: Uint8Array; full: boolean }> {
+  const reader = stream.getReader();
+  const stop = () => void reader.cancel().catch(() => {});
+  if (deadline.aborted) stop();
+  deadline.addEventListener("abort", stop, { once: true });
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    deadline.removeEventListener("abort", stop);
+  }
+  const full = size >= limit;
+  if (full) stop();
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return { bytes: bytes.subarray(0, limit), full };
 }

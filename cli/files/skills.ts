@@ -36,6 +36,7 @@ import type {
 } from "@amber/core";
 import type { FilesContext, SkillFile } from "./definitions.ts";
 import { type SkillNames, skillNames } from "./file_bounds.ts";
+import { readTextPrefix, type TextPrefix } from "./text_prefix.ts";
 import { toolsMatcher } from "./tool_patterns.ts";
 
 /** Where the prompt block goes: after amber's own (100, 200) and the project's (300). */
@@ -244,17 +245,16 @@ async function skillFile(skill: SkillFile, file: string): Promise<ToolResult> {
     return outside;
   }
   if (!path.startsWith(root + sep) || !(await isFile(path))) return outside;
-  let text: string;
+  let read: TextPrefix;
   try {
-    text = await Deno.readTextFile(path);
+    read = await readTextPrefix(path, MAX_FILE_CHARS);
   } catch (error) {
     return failure(`cannot read ${file}: ${error instanceof Error ? error.message : error}`);
   }
-  if (text.length <= MAX_FILE_CHARS) return { ok: true, output: text };
+  if (!read.cut) return { ok: true, output: read.text };
   return {
     ok: true,
-    output: `${text.slice(0, MAX_FILE_CHARS)}\n[${file} cut at ${MAX_FILE_CHARS} of ` +
-      `${text.length} chars]`,
+    output: `${read.text}\n[${file} cut at ${MAX_FILE_CHARS} chars of ${read.bytes} bytes]`,
   };
 }
 

@@ -21,6 +21,32 @@ const CLAUDE_TOOLS: { readonly [name: string]: string } = {
   todowrite: "todowrite",
 };
 
+// Whether `name` fits `glob` (`*` any run, `?` one character). Not a regular expression: one of
+// `*a*a*a...z` backtracks for minutes on each tool call, and a cloned repository's file writes
+// the pattern. This walk goes back only to the last `*`, so it takes at most glob × name steps.
+function globMatches(glob: string, name: string): boolean {
+  let g = 0;
+  let n = 0;
+  let star = -1;
+  let resume = 0;
+  while (n < name.length) {
+    if (g < glob.length && (glob[g] === "?" || glob[g] === name[n])) {
+      g++;
+      n++;
+    } else if (g < glob.length && glob[g] === "*") {
+      star = g++;
+      resume = n;
+    } else if (star !== -1) {
+      g = star + 1;
+      n = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (glob[g] === "*") g++;
+  return g === glob.length;
+}
+
 /**
  * Whether a tool name is one that `entry` stands for.
  *
@@ -36,15 +62,14 @@ const CLAUDE_TOOLS: { readonly [name: string]: string } = {
  * ```
  */
 export function toolMatcher(entry: string): (name: string) => boolean {
-  const wanted = entry.trim().replace(/\(.*\)$/s, "").trim();
+  // `Bash(git status:*)` names `Bash`: cut at the first `(` when the entry ends with `)` (what
+  // /\(.*\)$/ does, without its quadratic time on a line of thousands of `(`).
+  const trimmed = entry.trim();
+  const open = trimmed.indexOf("(");
+  const wanted = (open !== -1 && trimmed.endsWith(")") ? trimmed.slice(0, open) : trimmed).trim();
   if (wanted === "") return () => false;
-  if (/[*?]/.test(wanted)) {
-    const source = wanted.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")
-      .replace(/\?/g, ".");
-    const pattern = new RegExp(`^${source}$`, "i");
-    return (name) => pattern.test(name);
-  }
   const lower = wanted.toLowerCase();
+  if (/[*?]/.test(lower)) return (name) => globMatches(lower, name.toLowerCase());
   const claude = CLAUDE_TOOLS[lower];
   return (name) => name.toLowerCase() === lower || name === claude;
 }

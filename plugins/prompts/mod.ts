@@ -1,7 +1,8 @@
 /**
  * The core prompt blocks: who the agent is, which tools it has, and the project's own
- * instructions from AGENTS.md (and CLAUDE.md, unless `compat: {claude: false}`). Each block's text changes only when what it reports changes, so
- * the server's prefix cache survives from step to step.
+ * instructions from AGENTS.md (and CLAUDE.md, unless `compat: {claude: false}`). Each block's
+ * text changes only when what it reports changes, so the server's prefix cache survives from
+ * step to step.
  *
  * @module
  */

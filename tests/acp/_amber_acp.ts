@@ -17,6 +17,8 @@ export interface AmberAcpOptions {
   readonly baseUrl: string;
   /** More arguments of `amber acp`. */
   readonly args?: readonly string[];
+  /** More environment variables (`HOME`, for a `~/.claude` of the test's own). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** A running `amber acp`; disposing it closes its stdin and checks that it ended cleanly. */
@@ -41,6 +43,7 @@ export function startAmberAcp(editor: ClientApp, options: AmberAcpOptions): Ambe
       INIT_CWD: options.workspace,
       NO_COLOR: "1",
       OPENAI_API_KEY: TEST_KEY,
+      ...options.env,
     },
     cwd: options.workspace,
     stdin: "piped",

@@ -5,6 +5,7 @@ import type { Diagnostic } from "@amber/core";
 import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
 import { openHost } from "../../cli/host.ts";
 import { AgentSession, type AgentSessionOptions } from "../../cli/session/mod.ts";
+import { runAmber } from "../cli/_subprocess.ts";
 
 /** A session over a laid-out workspace, disposed with its server, home and folders. */
 export interface FilesSession extends AsyncDisposable {
@@ -28,8 +29,7 @@ export async function openFilesSession(
   const root = await Deno.makeTempDir({ prefix: "amber-files-" });
   const configDir = `${root}/config`;
   const workspace = `${root}/ws`;
-  for (const path of ["config/.keep", "ws/.keep", "home/.keep"]) await write(root, path, "");
-  for (const [path, text] of Object.entries(files)) await write(root, path, text);
+  await layout(root, { "config/.keep": "", "ws/.keep": "", "home/.keep": "", ...files });
   const home = Deno.env.get("HOME");
   Deno.env.set("HOME", `${root}/home`);
   const server = await FakeProvider.start({ encoders: [openaiEncoder] });
@@ -65,10 +65,30 @@ export async function openFilesSession(
   };
 }
 
-async function write(root: string, path: string, text: string): Promise<void> {
-  const full = `${root}/${path}`;
-  await Deno.mkdir(full.slice(0, full.lastIndexOf("/")), { recursive: true });
-  await Deno.writeTextFile(full, text);
+/** Writes `files` (paths under `root`, their folders made as needed). */
+export async function layout(root: string, files: Record<string, string>): Promise<void> {
+  for (const [path, text] of Object.entries(files)) {
+    const full = `${root}/${path}`;
+    await Deno.mkdir(full.slice(0, full.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(full, text);
+  }
+}
+
+/**
+ * `amber args` as a subprocess in `workspace`, with `dir/config` as its config directory and
+ * `dir/home` as its home (so `~/.claude` is the test's).
+ */
+export function amberIn(
+  dir: string,
+  workspace: string,
+  args: string[],
+): ReturnType<typeof runAmber> {
+  return runAmber(`${dir}/config`, args, {
+    cwd: workspace,
+    env: { INIT_CWD: workspace, HOME: `${dir}/home`, OPENAI_API_KEY: "sk-test-key-1234" },
+    flags: ["--allow-run"],
+    trim: false,
+  });
 }
 
 /** A markdown file: frontmatter lines, then the body. */

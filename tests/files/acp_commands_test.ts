@@ -2,9 +2,9 @@
 // argument hint, and `/review src` sends the expanded template to the model.
 
 import assert from "node:assert/strict";
-import { client, methods, ndJsonStream, type SessionNotification } from "@agentclientprotocol/sdk";
+import { client, methods, type SessionNotification } from "@agentclientprotocol/sdk";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
-import { MAIN, PERMISSIONS } from "../cli/_subprocess.ts";
+import { startAmberAcp } from "../acp/_amber_acp.ts";
 import { tempDir } from "../_helpers.ts";
 
 Deno.test("amber acp offers a markdown command and sends its expanded prompt", async () => {
@@ -18,51 +18,36 @@ Deno.test("amber acp offers a markdown command and sends its expanded prompt", a
   );
   await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
   server.script({ text: "All good." });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMISSIONS, MAIN, "acp", "--base-url", `${server.url}/v1`],
-    env: {
-      AMBER_CONFIG_DIR: `${tmp.dir}/config`,
-      HOME: `${tmp.dir}/home`,
-      INIT_CWD: workspace,
-      NO_COLOR: "1",
-      OPENAI_API_KEY: "sk-test-key-1234",
-    },
-    cwd: workspace,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
   const updates: SessionNotification[] = [];
-  const connection = client({ name: "test-editor" })
+  const editor = client({ name: "test-editor" })
     .onNotification(methods.client.session.update, ({ params }) => {
       updates.push(params);
-    })
-    .connect(ndJsonStream(child.stdin, child.stdout));
-  try {
-    await connection.agent.request(methods.agent.initialize, { protocolVersion: 1 });
-    const { sessionId } = await connection.agent.request(methods.agent.session.new, {
-      cwd: workspace,
-      mcpServers: [],
     });
-    const response = await connection.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "/review src" }],
-    });
-    assert.equal(response.stopReason, "end_turn");
-    const offered = updates.flatMap(({ update }) =>
-      update.sessionUpdate === "available_commands_update" ? update.availableCommands : []
-    );
-    const review = offered.find((command) => command.name === "review");
-    assert.equal(review?.description, "Review code");
-    assert.equal(server.chats.length, 1);
-    const { messages } = server.chats[0].body as { messages: { role: string; content: string }[] };
-    assert.equal(
-      messages.filter((m) => m.role === "user").at(-1)?.content,
-      "Review src for bugs.\n",
-    );
-  } finally {
-    connection.close();
-    await child.stdin.close().catch(() => {});
-    assert.equal((await child.status).code, 0);
-  }
+  await using amber = startAmberAcp(editor, {
+    configDir: `${tmp.dir}/config`,
+    workspace,
+    baseUrl: `${server.url}/v1`,
+    env: { HOME: `${tmp.dir}/home` },
+  });
+  await amber.agent.request(methods.agent.initialize, { protocolVersion: 1 });
+  const { sessionId } = await amber.agent.request(methods.agent.session.new, {
+    cwd: workspace,
+    mcpServers: [],
+  });
+  const response = await amber.agent.request(methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: "text", text: "/review src" }],
+  });
+  assert.equal(response.stopReason, "end_turn");
+  const offered = updates.flatMap(({ update }) =>
+    update.sessionUpdate === "available_commands_update" ? update.availableCommands : []
+  );
+  const review = offered.find((command) => command.name === "review");
+  assert.equal(review?.description, "Review code");
+  assert.equal(server.chats.length, 1);
+  const { messages } = server.chats[0].body as { messages: { role: string; content: string }[] };
+  assert.equal(
+    messages.filter((m) => m.role === "user").at(-1)?.content,
+    "Review src for bugs.\n",
+  );
 });

@@ -4,7 +4,7 @@
 // command file edited between turns is read again when its command runs.
 
 import { deepStrictEqual, equal, match, ok } from "node:assert/strict";
-import { client, methods, ndJsonStream } from "@agentclientprotocol/sdk";
+import { client, methods } from "@agentclientprotocol/sdk";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { availableCommands } from "../../cli/acp/slash_commands.ts";
 import { runSlashCommand } from "../../cli/slash_line.ts";
@@ -12,8 +12,8 @@ import type { AgentSession } from "../../cli/session/mod.ts";
 import { type AppControls, SessionCommands } from "../../cli/tui/command_adapter.ts";
 import { TranscriptView } from "../../cli/tui/transcript_view.ts";
 import { tempDir } from "../_helpers.ts";
-import { MAIN, PERMISSIONS, runAmber } from "../cli/_subprocess.ts";
-import { markdown, openFilesSession, seen } from "./_files_session.ts";
+import { startAmberAcp } from "../acp/_amber_acp.ts";
+import { amberIn, layout, markdown, openFilesSession, seen } from "./_files_session.ts";
 
 const SMALL = markdown(["description: Ask the small model", "model: other-model"], "Answer $1.");
 const LOOK = markdown(
@@ -154,29 +154,16 @@ Deno.test("the drawer shows a command's description with its usage, else the des
   equal(help.get("small"), "Ask the small model");
 });
 
-// `amber run` in `workspace` against `server`, with a home of its own.
-async function amberRun(dir: string, workspace: string, server: FakeProvider, prompt: string) {
-  return await runAmber(`${dir}/config`, [
+// `amber run prompt` in `workspace` against `server`, with a home of its own.
+function amberRun(dir: string, workspace: string, server: FakeProvider, prompt: string) {
+  return amberIn(dir, workspace, [
     "run",
     prompt,
     "--base-url",
     `${server.url}/v1`,
     "--model",
     "fake-model",
-  ], {
-    cwd: workspace,
-    env: { INIT_CWD: workspace, HOME: `${dir}/home`, OPENAI_API_KEY: "sk-test-key-1234" },
-    flags: ["--allow-run"],
-    trim: false,
-  });
-}
-
-async function layout(root: string, files: Record<string, string>): Promise<void> {
-  for (const [path, text] of Object.entries(files)) {
-    const full = `${root}/${path}`;
-    await Deno.mkdir(full.slice(0, full.lastIndexOf("/")), { recursive: true });
-    await Deno.writeTextFile(full, text);
-  }
+  ]);
 }
 
 Deno.test("amber run '/cmd' uses the command's model and allowed-tools", async () => {
@@ -207,49 +194,24 @@ Deno.test("amber acp runs a command's turn on its model, the next prompt on the 
   await layout(tmp.dir, { "home/.keep": "", "ws/.amber/commands/small.md": SMALL });
   await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
   server.script({ text: "small answer" }, { text: "big answer" });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...PERMISSIONS,
-      MAIN,
-      "acp",
-      "--base-url",
-      `${server.url}/v1`,
-      "--model",
-      "fake-model",
-    ],
-    env: {
-      AMBER_CONFIG_DIR: `${tmp.dir}/config`,
-      HOME: `${tmp.dir}/home`,
-      INIT_CWD: workspace,
-      NO_COLOR: "1",
-      OPENAI_API_KEY: "sk-test-key-1234",
-    },
+  await using amber = startAmberAcp(client({ name: "test-editor" }), {
+    configDir: `${tmp.dir}/config`,
+    workspace,
+    baseUrl: `${server.url}/v1`,
+    args: ["--model", "fake-model"],
+    env: { HOME: `${tmp.dir}/home` },
+  });
+  await amber.agent.request(methods.agent.initialize, { protocolVersion: 1 });
+  const { sessionId } = await amber.agent.request(methods.agent.session.new, {
     cwd: workspace,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const connection = client({ name: "test-editor" }).connect(
-    ndJsonStream(child.stdin, child.stdout),
-  );
-  try {
-    await connection.agent.request(methods.agent.initialize, { protocolVersion: 1 });
-    const { sessionId } = await connection.agent.request(methods.agent.session.new, {
-      cwd: workspace,
-      mcpServers: [],
+    mcpServers: [],
+  });
+  for (const text of ["/small now", "And now?"]) {
+    const response = await amber.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text }],
     });
-    for (const text of ["/small now", "And now?"]) {
-      const response = await connection.agent.request(methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text }],
-      });
-      equal(response.stopReason, "end_turn");
-    }
-    deepStrictEqual([seen(server, 0).model, seen(server, 1).model], ["other-model", "fake-model"]);
-  } finally {
-    connection.close();
-    await child.stdin.close().catch(() => {});
-    equal((await child.status).code, 0);
+    equal(response.stopReason, "end_turn");
   }
+  deepStrictEqual([seen(server, 0).model, seen(server, 1).model], ["other-model", "fake-model"]);
 });

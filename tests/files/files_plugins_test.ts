@@ -11,8 +11,7 @@ import type { FilesPlugin } from "../../cli/files/files_plugin.ts";
 import { AMBER_COMMAND_ROOTS } from "../../cli/files/command_host.ts";
 import { tuiCommands } from "../../cli/tui/core_commands.ts";
 import { permissionsCommand } from "../../cli/tui/permissions_command.ts";
-import { AgentSession } from "../../cli/session/mod.ts";
-import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
+import { openFilesSession } from "./_files_session.ts";
 
 // A home of the test's own, so the user's real `~/.claude` never leaks in.
 async function withHome<T>(run: (home: string) => Promise<T>): Promise<T> {
@@ -33,32 +32,6 @@ async function write(path: string, text: string): Promise<void> {
   await Deno.writeTextFile(path, text);
 }
 
-// A session on the real host against the fake provider, in a workspace that already has its
-// `.amber/` folder, as a project that customizes amber has.
-async function openSession(turns: readonly ScriptedTurn[]) {
-  const configDir = await Deno.makeTempDir({ prefix: "amber-files-" });
-  const workspace = await Deno.makeTempDir({ prefix: "amber-files-ws-" });
-  await Deno.mkdir(`${workspace}/.amber`);
-  const server = await FakeProvider.start({ encoders: [openaiEncoder] });
-  server.script(...turns);
-  const session = await AgentSession.open({
-    openHost: (services) => openHost({ ...services, configDir, workspace, thirdParty: false }),
-    overrides: { model: "fake-model", baseUrl: `${server.url}/v1` },
-    env: (name) => name === "OPENAI_API_KEY" ? "sk-fake-files-key" : undefined,
-    approval: "auto",
-  });
-  return {
-    session,
-    async [Symbol.asyncDispose]() {
-      session.close();
-      await session.host.close();
-      await server.close();
-      await Deno.remove(configDir, { recursive: true });
-      await Deno.remove(workspace, { recursive: true });
-    },
-  };
-}
-
 async function openTestHost(workspace: string, configDir: string, diagnostics: Diagnostic[]) {
   return await openHost({
     configDir,
@@ -69,45 +42,44 @@ async function openTestHost(workspace: string, configDir: string, diagnostics: D
 }
 
 Deno.test("a command file written during a session is there at the next step; an edit too", async () => {
-  await withHome(async () => {
-    await using s = await openSession([
-      {
-        toolCalls: [{
-          name: "write",
-          arguments: { path: ".amber/commands/hello.md", content: "Say hello to $1.\n" },
-        }],
-      },
-      { text: "Written." },
-      { toolCalls: [{ name: "read", arguments: { path: ".amber/commands/hello.md" } }] },
-      { text: "Read." },
-    ]);
-    const host = s.session.host;
-    const roots = () => host.registries.command.tree().map((root) => root.name);
-    strictEqual(roots().includes("hello"), false);
-    // `.amber/` is there, so the plugin loads its parser in the background from the start.
-    const plugin = host.runtime.list().find((view) => view.plugin.id === "files.commands")?.plugin;
-    await (plugin as FilesPlugin).settled();
-    await s.session.turn("write the command");
-    ok(roots().includes("hello"), `after the turn: ${roots().join(", ")}`);
-    deepStrictEqual(await runSlashCommand(host, "/hello Ada"), {
-      ok: true,
-      text: "",
-      prompt: "Say hello to Ada.\n",
-    });
-    // Edited between turns: nothing changes until a step boundary.
-    await Deno.writeTextFile(`${host.workspace}/.amber/commands/hello.md`, "Wave at $1!\n");
-    strictEqual((await runSlashCommand(host, "/hello Ada"))?.ok, true);
-    await s.session.turn("read it");
-    deepStrictEqual((await runSlashCommand(host, "/hello Ada")) as unknown, {
-      ok: true,
-      text: "",
-      prompt: "Wave at Ada!\n",
-    });
-    // Removed: gone at the next boundary.
-    await Deno.remove(`${host.workspace}/.amber/commands/hello.md`);
-    host.runtime.refresh();
-    strictEqual(roots().includes("hello"), false);
+  // `.amber/` is there from the start, as a project that customizes amber has it.
+  await using s = await openFilesSession({ "ws/.amber/.keep": "" }, [
+    {
+      toolCalls: [{
+        name: "write",
+        arguments: { path: ".amber/commands/hello.md", content: "Say hello to $1.\n" },
+      }],
+    },
+    { text: "Written." },
+    { toolCalls: [{ name: "read", arguments: { path: ".amber/commands/hello.md" } }] },
+    { text: "Read." },
+  ], { approval: "auto" });
+  const host = s.session.host;
+  const roots = () => host.registries.command.tree().map((root) => root.name);
+  strictEqual(roots().includes("hello"), false);
+  // `.amber/` is there, so the plugin loads its parser in the background from the start.
+  const plugin = host.runtime.list().find((view) => view.plugin.id === "files.commands")?.plugin;
+  await (plugin as FilesPlugin).settled();
+  await s.session.turn("write the command");
+  ok(roots().includes("hello"), `after the turn: ${roots().join(", ")}`);
+  deepStrictEqual(await runSlashCommand(host, "/hello Ada"), {
+    ok: true,
+    text: "",
+    prompt: "Say hello to Ada.\n",
   });
+  // Edited between turns: nothing changes until a step boundary.
+  await Deno.writeTextFile(`${host.workspace}/.amber/commands/hello.md`, "Wave at $1!\n");
+  strictEqual((await runSlashCommand(host, "/hello Ada"))?.ok, true);
+  await s.session.turn("read it");
+  deepStrictEqual((await runSlashCommand(host, "/hello Ada")) as unknown, {
+    ok: true,
+    text: "",
+    prompt: "Wave at Ada!\n",
+  });
+  // Removed: gone at the next boundary.
+  await Deno.remove(`${host.workspace}/.amber/commands/hello.md`);
+  host.runtime.refresh();
+  strictEqual(roots().includes("hello"), false);
 });
 
 Deno.test("a broken file is reported with its path and line; the others load", async () => {

@@ -5,9 +5,7 @@
 import { deepStrictEqual, doesNotMatch, match, strictEqual } from "node:assert/strict";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { tempDir } from "../_helpers.ts";
-import { runAmber } from "../cli/_subprocess.ts";
-
-const KEY = { OPENAI_API_KEY: "sk-test-key-1234" };
+import { amberIn as amber, layout } from "./_files_session.ts";
 
 interface Chat {
   readonly messages: { readonly role: string; readonly content: string | null }[];
@@ -20,24 +18,6 @@ function request(server: FakeProvider, i: number): { user: string; system: strin
     user: messages.filter((m) => m.role === "user").map((m) => m.content).join("\n"),
     system: messages.filter((m) => m.role === "system").map((m) => m.content).join("\n"),
   };
-}
-
-// amber in `workspace`, with a home of its own (for `~/.claude`) inside the temp dir.
-function amber(dir: string, workspace: string, args: string[]) {
-  return runAmber(`${dir}/config`, args, {
-    cwd: workspace,
-    env: { INIT_CWD: workspace, HOME: `${dir}/home`, ...KEY },
-    flags: ["--allow-run"],
-    trim: false,
-  });
-}
-
-async function layout(root: string, files: Record<string, string>): Promise<void> {
-  for (const [path, text] of Object.entries(files)) {
-    const full = `${root}/${path}`;
-    await Deno.mkdir(full.slice(0, full.lastIndexOf("/")), { recursive: true });
-    await Deno.writeTextFile(full, text);
-  }
 }
 
 Deno.test("amber run '/review src' sends the expanded template, with the included file", async () => {
