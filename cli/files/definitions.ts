@@ -380,6 +380,9 @@ function definitionOf(
   };
 }
 
+/** The longest `description` a skill or an agent may have (Claude Code's bound too). */
+export const MAX_DESCRIPTION_CHARS = 1024;
+
 // The frontmatter's fields, checked one by one; a wrong one is an error naming its line.
 class Fields {
   readonly #parsed: Frontmatter;
@@ -401,6 +404,14 @@ class Fields {
     const value = this.text(key, "value").value;
     if (value === undefined || value === "") {
       throw new DefinitionError(`has no \`${key}\` in its frontmatter`, 1);
+    }
+    // A skill's or an agent's description goes into every request (the prompt, the task tool),
+    // and the file may come from any repository that is opened.
+    if (value.length > MAX_DESCRIPTION_CHARS) {
+      throw new DefinitionError(
+        `\`${key}\` has ${value.length} characters; at most ${MAX_DESCRIPTION_CHARS} are allowed`,
+        this.#parsed.lines[key],
+      );
     }
     return value;
   }

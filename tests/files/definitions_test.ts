@@ -3,7 +3,7 @@
 
 import { deepStrictEqual, match, strictEqual, throws } from "node:assert/strict";
 import { FrontmatterError, frontmatterReader } from "../../cli/files/frontmatter.ts";
-import { loadFolder, scanFolder } from "../../cli/files/definitions.ts";
+import { loadFolder, MAX_DESCRIPTION_CHARS, scanFolder } from "../../cli/files/definitions.ts";
 
 const read = await frontmatterReader();
 
@@ -94,6 +94,22 @@ Deno.test("agents: tools as a list or a comma line; the body is the system promp
     ]);
     deepStrictEqual(problems.map((p) => [p.line, p.message]), [
       [3, "`tools` must be a list or a comma-separated line, not number"],
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a skill's or an agent's description over the bound is reported, the others load", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const long = "x".repeat(MAX_DESCRIPTION_CHARS + 1);
+    await Deno.writeTextFile(`${dir}/huge.md`, `---\nname: huge\ndescription: ${long}\n---\nx\n`);
+    await Deno.writeTextFile(`${dir}/fits.md`, `---\ndescription: ${long.slice(1)}\n---\nx\n`);
+    const { items, problems } = await loadFolder("agents", dir);
+    deepStrictEqual(items.map((a) => a.name), ["fits"]);
+    deepStrictEqual(problems.map((p) => [p.path.slice(dir.length), p.line, p.message]), [
+      ["/huge.md", 3, "`description` has 1025 characters; at most 1024 are allowed"],
     ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
