@@ -1,6 +1,7 @@
 // Whole commands, each run a fresh process under /usr/bin/time -v, beside Deno's floor (`deno run`
 // of a one-line file): `amber --version`, `amber plugins list`, `amber run` with one tool round
-// trip against the fake provider, and `amber demo`. Wall time is taken around the spawn; peak
+// trip against the fake provider, and `amber demo`, each run with the flags of the checkout's
+// `deno task amber`. Wall time is taken around the spawn; peak
 // memory comes from time's report, and so does CPU time (user + system, in steps of 10 ms) unless
 // this may run `perf`: then `perf stat` counts it to the microsecond, which a loaded machine,
 // where wall time mostly measures the others' work, needs. One warm-up round is discarded (Deno's module cache is
@@ -48,8 +49,17 @@ const scriptOneToolCall = () =>
   );
 
 const cases: Case[] = [{ what: "deno run of a one-line file (floor)", args: ["run", oneLine] }];
+// amber is run the way the checkout's `deno task amber` runs it (all permissions granted), which is
+// also how the command `deno task install` writes runs it.
+function taskFlags(checkout: string): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(`${checkout}/deno.json`));
+  const task = String(config.tasks?.amber ?? "");
+  const run = /deno run (.*?)cli\/main\.ts/.exec(task)?.[1] ?? "";
+  return run.split(/\s+/).filter((flag) => flag.startsWith("--") && !flag.startsWith("--allow-"));
+}
+
 for (const checkout of checkouts) {
-  const amber = ["run", "-A", `${checkout}/cli/main.ts`];
+  const amber = ["run", "-A", ...taskFlags(checkout), `${checkout}/cli/main.ts`];
   const mine: Case[] = [
     { key: "version", what: "amber --version", checkout, args: [...amber, "--version"] },
     { key: "plugins", what: "amber plugins list", checkout, args: [...amber, "plugins", "list"] },

@@ -4,8 +4,10 @@
  * gives a context window and prices, no output limit and no abilities, so it sits under the
  * models.dev snapshot and fills in only what that one lacks. Private to the package.
  *
- * The package is one 0.8 MB module; it is loaded by a computed specifier, only when a model is
- * missing from the models.dev snapshot or a whole catalog is listed.
+ * The package is one 0.8 MB module (about 40 ms to load); it is loaded by a computed specifier,
+ * only when a model is missing from the models.dev snapshot or a whole catalog is listed. What it
+ * says of one model can be kept between processes in a {@linkcode PriceMemo}, so that a session
+ * with a model the snapshot lacks loads it once a day, not at every start.
  *
  * @module
  */
@@ -25,6 +27,19 @@ interface PriceTable {
 interface PriceOptions {
   providerId: string;
   timestamp: Date;
+}
+
+/**
+ * Keeps the price table's answer for one model between processes. `scope` names the table's
+ * version and the day (the table's prices change on dates), so an answer is used again only
+ * within the day and the version it came from. What it recalls is checked again: it may come
+ * from a file anyone could have edited.
+ */
+export interface PriceMemo {
+  /** What was kept under `key` in `scope`: the answer, `null` for "no such model", or undefined. */
+  recall(scope: string, key: string): Promise<unknown>;
+  /** Keeps `value` under `key` in `scope`; what other scopes kept may be dropped. */
+  keep(scope: string, key: string, value: unknown): Promise<void>;
 }
 
 let provided: PriceTableLoader | undefined;
@@ -87,10 +102,51 @@ export async function priceTableModel(
   catalog: string,
   model: string,
   at: Date = new Date(),
+  memo?: PriceMemo,
 ): Promise<ModelInfo | undefined> {
+  const scope = memo === undefined ? undefined : memoScope(at);
+  const key = `${catalog}/${model}`;
+  if (memo !== undefined && scope !== undefined) {
+    const kept = await memo.recall(scope, key).catch(() => undefined);
+    if (kept === null) return undefined;
+    const info = keptInfo(kept, model);
+    if (info !== undefined) return info;
+  }
   const priced = await priceTable();
-  if (priced === undefined || providerOf(priced, catalog) === undefined) return undefined;
-  return lookUp(priced, catalog, model, at)?.info;
+  if (priced === undefined) return undefined;
+  const info = providerOf(priced, catalog) === undefined
+    ? undefined
+    : lookUp(priced, catalog, model, at)?.info;
+  if (memo !== undefined && scope !== undefined) {
+    await memo.keep(scope, key, info ?? null).catch(() => {});
+  }
+  return info;
+}
+
+// The table's version (the module it is loaded from: its path names the package's version) and
+// the day in UTC; undefined when the module cannot be named (then nothing is kept).
+function memoScope(at: Date): string | undefined {
+  let version: string;
+  try {
+    version = provided === undefined ? import.meta.resolve("@pydantic/genai-prices") : "provided";
+  } catch {
+    return undefined;
+  }
+  return `${version} ${at.toISOString().slice(0, 10)}`;
+}
+
+// A kept answer, if it has the shape `lookUp` gives; anything else is looked up again.
+function keptInfo(kept: unknown, model: string): ModelInfo | undefined {
+  if (!isRecord(kept) || !Array.isArray(kept.sources)) return undefined;
+  const contextWindow = count(kept.contextWindow);
+  const prices = isRecord(kept.prices) ? keptPrices(kept.prices) : undefined;
+  return {
+    id: model,
+    ...(typeof kept.name === "string" && kept.name !== "" ? { name: kept.name } : {}),
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    ...(prices === undefined ? {} : { prices }),
+    sources: ["price-table"],
+  };
 }
 
 /**
@@ -164,6 +220,15 @@ function modelPrices(price: Record<string, unknown>): ModelPrices | undefined {
     output: rate(price.output_mtok),
     cacheRead: rate(price.cache_read_mtok),
     cacheWrite: rate(price.cache_write_mtok),
+  });
+}
+
+function keptPrices(price: Record<string, unknown>): ModelPrices | undefined {
+  return defined({
+    input: rate(price.input),
+    output: rate(price.output),
+    cacheRead: rate(price.cacheRead),
+    cacheWrite: rate(price.cacheWrite),
   });
 }
 

@@ -15,10 +15,10 @@
 
 import type { AmberConfig, ModelAbilities, ModelInfo, ModelOverride } from "@amber/core";
 import { count, defined, flag, isRecord } from "./model_facts.ts";
-import { priceTableModel, priceTableModels } from "./_price_table.ts";
+import { type PriceMemo, priceTableModel, priceTableModels } from "./_price_table.ts";
 
 export { parseModelFacts } from "./model_facts.ts";
-export { type PriceTableLoader, providePriceTable } from "./_price_table.ts";
+export { type PriceMemo, type PriceTableLoader, providePriceTable } from "./_price_table.ts";
 
 /**
  * What the catalog needs of a preset: its name, its models.dev provider id, and whether its
@@ -286,6 +286,11 @@ export interface ResolveModelOptions {
    * only when neither the snapshot nor the config knows the model's context window.
    */
   readonly list?: () => Promise<readonly ModelInfo[]>;
+  /**
+   * Where the price table's answer for the model is kept between processes (see
+   * {@linkcode PriceMemo}); without one, the table is loaded whenever it is needed.
+   */
+  readonly priceMemo?: PriceMemo;
 }
 
 /**
@@ -325,7 +330,12 @@ export async function resolveModelInfo(
       catalog !== undefined &&
       (snapshot?.contextWindow === undefined || snapshot.prices === undefined)
     ) {
-      const priced = await priceTableModel(catalog, model.replace(/^models\//, ""));
+      const priced = await priceTableModel(
+        catalog,
+        model.replace(/^models\//, ""),
+        new Date(),
+        options.priceMemo,
+      );
       if (priced !== undefined) snapshot = mergeModelInfo({ ...priced, id: model }, snapshot);
     }
   } catch {

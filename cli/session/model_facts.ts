@@ -8,7 +8,12 @@
  */
 
 import type { AmberConfig, ModelInfo } from "@amber/core";
-import { type CatalogPreset, resolveModelInfo } from "@amber/providers/model-catalog";
+import {
+  type CatalogPreset,
+  type PriceMemo,
+  resolveModelInfo,
+  type ResolveModelOptions as ResolveOptions,
+} from "@amber/providers/model-catalog";
 
 /** How long the provider's `/models` answer is waited for, ms: as long as `amber models` does. */
 const LIST_TIMEOUT_MS = 5_000;
@@ -36,23 +41,32 @@ export interface ModelLister {
  * };
  * assert.deepEqual(facts.known("local", "m"), { id: "m", sources: [] });
  * // What the snapshot and config say comes at once; the listing is not waited for.
- * const info = await facts.learn({ name: "local" }, "m", lister, { m: { input: 0, output: 0 } });
+ * const overrides = { m: { input: 0, output: 0 } };
+ * const info = await facts.learn({ name: "local" }, "m", lister, { overrides });
  * assert.equal(info.contextWindow, undefined);
  * listed.resolve();
  * await facts.settled();
  * assert.equal(facts.known("local", "m").contextWindow, 32768);
  * // Asked again, it answers with what the listing said.
- * assert.equal((await facts.learn({ name: "local" }, "m", lister, undefined)).contextWindow, 32768);
+ * assert.equal((await facts.learn({ name: "local" }, "m", lister)).contextWindow, 32768);
  * ```
  */
+/** Where {@linkcode ModelFacts.learn} finds what the catalog cannot say by itself. */
+export interface LearnOptions {
+  /** config.yaml's `models:` section. */
+  readonly overrides?: AmberConfig["models"];
+  /** Where the price table's answers are kept between processes. */
+  readonly priceMemo?: PriceMemo;
+}
+
 export class ModelFacts {
   readonly #pending = new Map<string, Promise<void>>();
   readonly #listing = new Set<Promise<void>>();
   readonly #known = new Map<string, ModelInfo>();
 
   /**
-   * What the shipped snapshot and `overrides` (config.yaml's `models:`) say of `model` under
-   * `preset`. When neither knows its window, the provider is asked (`lister`, at most 5 s)
+   * What the shipped snapshot and `options.overrides` (config.yaml's `models:`) say of `model`
+   * under `preset`. When neither knows its window, the provider is asked (`lister`, at most 5 s)
    * without waiting: what it answers replaces what {@linkcode ModelFacts.known} says once it
    * arrives, so a turn never waits for a cloud API's model list; a later call answers with it.
    * Never rejects: a model nobody describes has only its id.
@@ -61,12 +75,15 @@ export class ModelFacts {
     preset: CatalogPreset,
     model: string,
     lister: ModelLister,
-    overrides: AmberConfig["models"],
+    learn: LearnOptions = {},
   ): Promise<ModelInfo> {
     const key = keyOf(preset.name, model);
     let pending = this.#pending.get(key);
     if (pending === undefined) {
-      const options = overrides === undefined ? {} : { overrides };
+      const options = {
+        ...(learn.overrides === undefined ? {} : { overrides: learn.overrides }),
+        ...(learn.priceMemo === undefined ? {} : { priceMemo: learn.priceMemo }),
+      };
       pending = resolveModelInfo(preset, model, options).then((info) => {
         this.#known.set(key, info);
         if (info.contextWindow === undefined) this.#list(key, preset, model, lister, options);
@@ -92,7 +109,7 @@ export class ModelFacts {
     preset: CatalogPreset,
     model: string,
     lister: ModelLister,
-    options: { overrides?: AmberConfig["models"] },
+    options: ResolveOptions,
   ): void {
     const listing = resolveModelInfo(preset, model, {
       ...options,

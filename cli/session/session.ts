@@ -33,6 +33,7 @@ import {
   SessionFile,
 } from "@amber/core/kernel";
 import { ProviderClient } from "@amber/providers/client";
+import type { PriceMemo } from "@amber/providers/model-catalog";
 import type { Host } from "../host.ts";
 import {
   accountSettings,
@@ -45,6 +46,7 @@ import { pricedEvent, type RunBudget, runBudget, savedCost, Spending } from "./b
 import { Conversation } from "./conversation.ts";
 import type { SessionEvent, SessionListener } from "./events.ts";
 import { ModelFacts } from "./model_facts.ts";
+import { filePriceMemo } from "./price_memo.ts";
 import type {
   AgentSessionOptions,
   ApprovalHandler,
@@ -96,6 +98,7 @@ export class AgentSession {
   #usage = { promptTokens: 0, completionTokens: 0 };
   readonly #spending = new Spending();
   readonly #facts = new ModelFacts();
+  #priceMemo: PriceMemo | undefined;
   #busy = false;
   #ask: ApprovalHandler | undefined;
 
@@ -513,7 +516,11 @@ export class AgentSession {
   async #modelInfo(): Promise<ModelInfo> {
     const resolved = this.#resolved!;
     const { models } = this.host.config;
-    const info = await this.#facts.learn(resolved.preset, resolved.model, this.#client!, models);
+    this.#priceMemo ??= filePriceMemo(this.host.configDir);
+    const info = await this.#facts.learn(resolved.preset, resolved.model, this.#client!, {
+      ...(models === undefined ? {} : { overrides: models }),
+      priceMemo: this.#priceMemo,
+    });
     // The catalog knows better than the preset whether this model takes images (unless the
     // session switched while it was asked).
     const images = withImages(resolved, info.abilities?.images);

@@ -6,6 +6,7 @@ import type { Preset } from "@amber/core";
 import { makeBundledPlugins } from "@amber/plugins";
 import {
   modelCatalog,
+  type PriceMemo,
   providePriceTable,
   provideSnapshots,
   resolveModelInfo,
@@ -132,4 +133,105 @@ Deno.test("a provider the table lacks, or a table that fails to load, is no laye
     providePriceTable(() => import("@pydantic/genai-prices"));
   }
   assert.equal((await resolveModelInfo(anthropic, "claude-sonnet-4-6")).contextWindow, 1_000_000);
+});
+
+// A memo that keeps what it is given, in memory, and counts what it was asked.
+function memoryMemo(): PriceMemo & { kept: Map<string, unknown>; scopes: Set<string> } {
+  const kept = new Map<string, unknown>();
+  const scopes = new Set<string>();
+  return {
+    kept,
+    scopes,
+    recall: (scope, key) => Promise.resolve(kept.get(`${scope}|${key}`)),
+    keep: (scope, key, value) => {
+      scopes.add(scope);
+      kept.set(`${scope}|${key}`, value);
+      return Promise.resolve();
+    },
+  };
+}
+
+Deno.test("the price table's answer is kept in the memo, and a kept answer spares loading it", async () => {
+  let loads = 0;
+  const table = {
+    findProvider: () => ({ id: "anthropic", models: [{ id: "m" }] }),
+    calcPrice: (_usage: unknown, model: string) =>
+      model === "m"
+        ? { model: { id: "m", name: "M", context_window: 64_000 }, model_price: { input_mtok: 2 } }
+        : undefined,
+  };
+  const memo = memoryMemo();
+  try {
+    providePriceTable(() => {
+      loads++;
+      return Promise.resolve(table);
+    });
+    const first = await resolveModelInfo(anthropic, "m", { priceMemo: memo });
+    assert.deepEqual(first.prices, { input: 2 });
+    assert.equal(first.contextWindow, 64_000);
+    assert.equal(loads, 1);
+    // Kept under the day it was looked up on, the same answer the table gave.
+    const [scope] = memo.scopes;
+    assert.match(scope, / \d{4}-\d{2}-\d{2}$/);
+    assert.deepEqual(memo.kept.get(`${scope}|anthropic/m`), {
+      id: "m",
+      name: "M",
+      contextWindow: 64_000,
+      prices: { input: 2 },
+      sources: ["price-table"],
+    });
+    // Another process: a new table (nothing loaded yet), the same memo.
+    providePriceTable(() => {
+      loads++;
+      return Promise.resolve(table);
+    });
+    assert.deepEqual(await resolveModelInfo(anthropic, "m", { priceMemo: memo }), first);
+    assert.equal(loads, 1, "a kept answer loads nothing");
+    // "No such model" is kept too: looked up once, then recalled.
+    assert.deepEqual((await resolveModelInfo(anthropic, "x", { priceMemo: memo })).sources, []);
+    assert.equal(loads, 2);
+    assert.equal(memo.kept.get(`${scope}|anthropic/x`), null);
+    providePriceTable(() => {
+      loads++;
+      return Promise.resolve(table);
+    });
+    assert.deepEqual((await resolveModelInfo(anthropic, "x", { priceMemo: memo })).sources, []);
+    assert.equal(loads, 2, "a kept 'no such model' loads nothing");
+  } finally {
+    providePriceTable(() => import("@pydantic/genai-prices"));
+  }
+});
+
+Deno.test("a kept answer of the wrong shape is looked up again; a table that fails to load keeps nothing", async () => {
+  const memo = memoryMemo();
+  const scopeOf = async () => {
+    await resolveModelInfo(anthropic, "claude-sonnet-4-6", { priceMemo: memo });
+    return [...memo.scopes][0];
+  };
+  const scope = await scopeOf();
+  // Edited by hand: prices as text, a negative window.
+  memo.kept.set(`${scope}|anthropic/claude-sonnet-4-6`, {
+    sources: ["price-table"],
+    contextWindow: -5,
+    prices: { input: "3" },
+  });
+  const edited = await resolveModelInfo(anthropic, "claude-sonnet-4-6", { priceMemo: memo });
+  assert.equal(edited.contextWindow, undefined, "what was kept is checked again");
+  assert.equal(edited.prices, undefined);
+  memo.kept.set(`${scope}|anthropic/claude-sonnet-4-6`, "garbage");
+  const again = await resolveModelInfo(anthropic, "claude-sonnet-4-6", { priceMemo: memo });
+  assert.equal(again.contextWindow, 1_000_000, "garbage is looked up in the table again");
+  assert.equal(
+    (memo.kept.get(`${scope}|anthropic/claude-sonnet-4-6`) as { contextWindow: number })
+      .contextWindow,
+    1_000_000,
+  );
+  const failing = memoryMemo();
+  try {
+    providePriceTable(() => Promise.reject(new Error("not installed")));
+    await resolveModelInfo(anthropic, "claude-sonnet-4-6", { priceMemo: failing });
+    assert.equal(failing.kept.size, 0, "a table that did not load says nothing of the model");
+  } finally {
+    providePriceTable(() => import("@pydantic/genai-prices"));
+  }
 });

@@ -1,0 +1,113 @@
+// The price table's answers kept in the config directory (cli/session/price_memo.ts): what one
+// process kept, the next reads, within the same scope; a file that is missing, malformed, too big
+// or not a file at all is read as empty and nothing breaks; and end to end, `amber run` with a
+// model only the price table describes prices its turn the same whether the table was loaded or
+// its answer was read from the file.
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
+import { filePriceMemo } from "../../cli/session/price_memo.ts";
+import { tempDir } from "../_helpers.ts";
+import { runAmber } from "./_subprocess.ts";
+
+const SCOPE = "table@1 2026-12-02";
+
+Deno.test("what one process keeps the next recalls, in its scope only; another scope replaces it", async () => {
+  await using tmp = await tempDir();
+  const info = { id: "m", contextWindow: 8192, prices: { input: 1 }, sources: ["price-table"] };
+  await filePriceMemo(tmp.dir).keep(SCOPE, "openai/m", info);
+  await filePriceMemo(tmp.dir).keep(SCOPE, "openai/none", null);
+  const next = filePriceMemo(tmp.dir);
+  assert.deepEqual(await next.recall(SCOPE, "openai/m"), info);
+  assert.equal(await next.recall(SCOPE, "openai/none"), null);
+  assert.equal(await next.recall(SCOPE, "openai/other"), undefined);
+  // A model named like an Object member is no entry.
+  assert.equal(await next.recall(SCOPE, "constructor"), undefined);
+  assert.equal(await next.recall("table@1 2026-12-03", "openai/m"), undefined);
+  // The next day's first answer replaces the whole file.
+  await next.keep("table@1 2026-12-03", "openai/m", null);
+  const text = await Deno.readTextFile(join(tmp.dir, "cache", "prices.json"));
+  assert.deepEqual(JSON.parse(text), { scope: "table@1 2026-12-03", models: { "openai/m": null } });
+  assert.deepEqual(
+    [...Deno.readDirSync(join(tmp.dir, "cache"))].map((entry) => entry.name),
+    ["prices.json"],
+    "no temporary file is left",
+  );
+});
+
+Deno.test("the file keeps at most 200 models, the newest", async () => {
+  await using tmp = await tempDir();
+  const memo = filePriceMemo(tmp.dir);
+  for (let i = 0; i < 205; i++) await memo.keep(SCOPE, `openai/m${i}`, null);
+  const kept = JSON.parse(await Deno.readTextFile(join(tmp.dir, "cache", "prices.json")));
+  const names = Object.keys(kept.models);
+  assert.equal(names.length, 200);
+  assert.equal(names[0], "openai/m5");
+  assert.equal(names.at(-1), "openai/m204");
+});
+
+Deno.test("a malformed, oversized or special file is read as empty, and a write that fails is no error", async () => {
+  await using tmp = await tempDir();
+  const cache = join(tmp.dir, "cache");
+  await Deno.mkdir(cache);
+  const path = join(cache, "prices.json");
+  for (const text of ["{not json", "[]", '{"scope": 1, "models": {}}', '{"scope": "x"}', "null"]) {
+    await Deno.writeTextFile(path, text);
+    assert.equal(await filePriceMemo(tmp.dir).recall(SCOPE, "openai/m"), undefined, text);
+  }
+  // Too big to be this cache: not read (the check is on the size, not the content).
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({ scope: SCOPE, models: { "openai/m": null } }) + " ".repeat(1024 * 1024),
+  );
+  assert.equal(await filePriceMemo(tmp.dir).recall(SCOPE, "openai/m"), undefined);
+  // A FIFO in its place would block a read forever: it is not opened.
+  await Deno.remove(path);
+  const made = await new Deno.Command("mkfifo", { args: [path] }).output();
+  assert.ok(made.success);
+  assert.equal(await filePriceMemo(tmp.dir).recall(SCOPE, "openai/m"), undefined);
+  // A directory where the file goes: keeping fails quietly, and this process still recalls it.
+  await Deno.remove(path);
+  await Deno.mkdir(path);
+  const memo = filePriceMemo(tmp.dir);
+  await memo.keep(SCOPE, "openai/m", null);
+  assert.equal(await memo.recall(SCOPE, "openai/m"), null);
+  assert.equal((await Deno.stat(path)).isDirectory, true, "nothing of the user's is replaced");
+});
+
+Deno.test("amber run with a model only the price table knows: the same cost from the table and from the kept answer", async () => {
+  await using tmp = await tempDir();
+  await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  // gpt-5.5, the openai preset's default, is in the price table and not in the models.dev
+  // snapshot: $5 per million input tokens, $30 per million output tokens.
+  const turn = () => {
+    server.script({ text: "Hi.", usage: { promptTokens: 100_000, completionTokens: 1_000 } });
+    return runAmber(tmp.dir, ["run", "hello", "--base-url", `${server.url}/v1`], {
+      cwd: tmp.dir,
+      env: { INIT_CWD: tmp.dir, OPENAI_API_KEY: "sk-test-key-1234" },
+    });
+  };
+  const first = await turn();
+  assert.equal(first.code, 0, first.err);
+  assert.match(first.err, /amber: this turn cost \$0\.530\n/);
+  const path = join(tmp.dir, "cache", "prices.json");
+  const kept = JSON.parse(await Deno.readTextFile(path));
+  assert.deepEqual(kept.models["openai/gpt-5.5"].prices, { input: 5, output: 30, cacheRead: 0.5 });
+  const second = await turn();
+  assert.equal(second.code, 0, second.err);
+  assert.match(second.err, /amber: this turn cost \$0\.530\n/);
+  // The kept answer is what the next run reads (the table is not loaded to check it): edited
+  // by hand, its prices are believed only within their checks. An input price of the wrong type
+  // is none, and a model priced by halves shows no cost rather than a wrong one.
+  kept.models["openai/gpt-5.5"].prices = { input: 1, output: 2 };
+  await Deno.writeTextFile(path, JSON.stringify(kept));
+  const third = await turn();
+  assert.equal(third.code, 0, third.err);
+  assert.match(third.err, /amber: this turn cost \$0\.102\n/);
+  kept.models["openai/gpt-5.5"].prices = { input: "free", output: 30 };
+  await Deno.writeTextFile(path, JSON.stringify(kept));
+  const fourth = await turn();
+  assert.equal(fourth.code, 0, fourth.err);
+  assert.doesNotMatch(fourth.err, /cost/);
+});
