@@ -40,7 +40,7 @@ import { HostFaults } from "./host_faults.ts";
 import { presentFileSources } from "./files/sources.ts";
 import { AgentCatalog } from "./files/agent_catalog.ts";
 import { withDefinedAgents } from "./files/defined_agents.ts";
-import { pluginLockPath } from "./plugin_lock.ts";
+import { pluginLockPath } from "./plugin_lock_file.ts";
 import type { ThirdPartyPlugins } from "./third_party_start.ts";
 import type { ProviderOverrides } from "./provider_settings.ts";
 import { providerSnapshot, resolveProviderFor } from "./session/provider.ts";

@@ -25,7 +25,6 @@ import {
   type FaultRecord,
   readFaultRecord,
 } from "./fault_record.ts";
-import { readPluginLock } from "./plugin_lock.ts";
 
 /** Where a plugin's own files are: a folder URL ending in `/`. */
 export interface PluginFolder {
@@ -182,6 +181,8 @@ export async function pluginFolders(
 ): Promise<PluginFolder[]> {
   const folders: PluginFolder[] = [];
   const bundled = new URL("./", import.meta.resolve("@amber/plugins")).href;
+  // Asked only once a stray error needs a plugin to charge: the lock's reader loads then.
+  const { readPluginLock } = await import("./plugin_lock.ts");
   const entries = await readPluginLock(configDir).then((lock) => lock.plugins, () => []);
   for (const id of runtime.ids()) {
     const entry = entries.find((e) => e.id === id);

@@ -8,14 +8,14 @@
  * @module
  */
 
-import { isAbsolute, join } from "node:path";
+import { isAbsolute } from "node:path";
 import { describeError, type PluginPermissions, withFileLock } from "@amber/core";
 import { writeTextAtomic } from "./atomic_file.ts";
 import { type ModuleGraph, moduleGraphProblem } from "./module_graph.ts";
 import { ThirdPartyPluginError } from "./third_party_error.ts";
+import { pluginLockPath } from "./plugin_lock_file.ts";
 
-/** The lock file's name in the config directory. */
-export const PLUGIN_LOCK_FILE = "plugins.lock.json";
+export { PLUGIN_LOCK_FILE, pluginLockPath } from "./plugin_lock_file.ts";
 
 /** Where a third-party plugin comes from. */
 export type PluginSourceKind = "file" | "npm" | "jsr";
@@ -69,20 +69,6 @@ export interface PluginLock {
   readonly version: 1;
   /** The added plugins, in the order they load. */
   readonly plugins: readonly PluginLockEntry[];
-}
-
-/**
- * The path of `plugins.lock.json` in `configDir`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { pluginLockPath } from "@amber/cli/third-party";
- * assert.equal(pluginLockPath("/cfg"), "/cfg/plugins.lock.json");
- * ```
- */
-export function pluginLockPath(configDir: string): string {
-  return join(configDir, PLUGIN_LOCK_FILE);
 }
 
 /**

@@ -59,12 +59,11 @@ import { SessionApprovals } from "./approvals.ts";
 import { ProtectedPaths, protectedPathsGate } from "./protected_paths.ts";
 import { configuredKeys } from "./redact.ts";
 import { KnownKeys } from "./known_keys.ts";
-import { gatherSample, samplingMessages, type SamplingParams } from "./sampling.ts";
+import type { SamplingParams } from "./sampling.ts";
 import { SubagentSessions } from "./subagent_sessions.ts";
-import { type RunExtras, subagentRun } from "./agent_runs.ts";
+import type { RunExtras } from "./agent_runs.ts";
 import { KeyRejections } from "./key_rejections.ts";
 import { ReplyWatch } from "./reply_watch.ts";
-import { commandRunExtras, commandTurnResult } from "./command_turns.ts";
 
 const NEVER = new AbortController().signal;
 
@@ -279,7 +278,9 @@ export class AgentSession {
     this.ready();
     const signal = options.signal ?? NEVER;
     this.#spending.startTurn();
-    const command = commandRunExtras(options.command, this.#resolved!.model);
+    // What a command's turn changes (its model, its allowed tools) loads only for such a turn.
+    const turns = options.command === undefined ? undefined : await import("./command_turns.ts");
+    const command = turns?.commandRunExtras(options.command, this.#resolved!.model) ?? {};
     const budget = await this.#budget(command.modelName);
     const conversation = this.#conversation;
     let file = conversation.file;
@@ -311,7 +312,8 @@ export class AgentSession {
           this.#emit(pricedEvent(keyText.event(event), budget));
         },
       });
-      const result = commandTurnResult(keyText.result(run), options.command, this.model);
+      const result = turns?.commandTurnResult(keyText.result(run), options.command, this.model) ??
+        keyText.result(run);
       conversation.advance(result, next);
       this.#count(result.usage);
       this.#spending.runEnded(result.cost);
@@ -342,6 +344,7 @@ export class AgentSession {
     this.ready();
     // What the SDK checked against the specification's schema before handing it over.
     const params = request as unknown as SamplingParams;
+    const { gatherSample, samplingMessages } = await import("./sampling.ts");
     const resolved = this.#resolved!;
     const client = this.#client!;
     const info = await this.#modelInfo();
@@ -592,6 +595,7 @@ export class AgentSession {
   // A sub-agent runs on the session's provider and environment, with a file of its own.
   async #subagent(prompt: string, { signal, agent }: SubagentRunOptions): Promise<string> {
     this.ready();
+    const { subagentRun } = await import("./agent_runs.ts");
     const as = subagentRun(agent, this.#resolved!.model, this.#client!, this.host);
     const budget = await this.#budget(as.options.modelName);
     const parent = this.#conversation.id;

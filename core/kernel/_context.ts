@@ -13,7 +13,6 @@ import type { ResolvedExecutionEnv } from "../execution_env.ts";
 import type { Message } from "../message.ts";
 import { addUsage, type TokenUsage } from "../usage.ts";
 import type { CompactionReason } from "../compaction.ts";
-import { compactionRecord, runCompaction } from "./_compaction.ts";
 import { messagesChars, RequestSize, toolChars } from "./_estimate.ts";
 import { chatRequest, Reply, type StepRequest, summarizer } from "./_inference.ts";
 import type { RunEvent, RunOptions } from "./run_types.ts";
@@ -232,6 +231,8 @@ export class ContextWindow {
     const o = this.#o;
     const { window } = windowOf(o);
     let usage: TokenUsage | undefined;
+    // Compaction's modules load the first time a conversation needs it: most runs never do.
+    const { compactionRecord, runCompaction } = await import("./_compaction.ts");
     const outcome = await runCompaction(o.runtime, env, {
       reason,
       step,

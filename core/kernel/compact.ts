@@ -11,7 +11,6 @@ import type { Message } from "../message.ts";
 import type { StateCommand } from "../hooks.ts";
 import type { PluginRuntime } from "../runtime.ts";
 import { addUsage, type TokenUsage } from "../usage.ts";
-import { compactionRecord, runCompaction } from "./_compaction.ts";
 import { DEFAULT_KEEP_TURNS, windowOf } from "./_context.ts";
 import { messagesChars, RequestSize, toolChars } from "./_estimate.ts";
 import { seedState } from "./_hooks.ts";
@@ -126,6 +125,8 @@ export async function compactConversation(options: CompactOptions): Promise<Comp
   const signal = options.signal ?? new AbortController().signal;
   let usage: TokenUsage | undefined;
   const step = options.step ?? 0;
+  // Loaded when asked for, as the run loop loads it (see `_context.ts`).
+  const { compactionRecord, runCompaction } = await import("./_compaction.ts");
   const outcome = await runCompaction(runtime, env, {
     reason: "manual",
     step,

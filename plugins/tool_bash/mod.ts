@@ -25,10 +25,6 @@ import {
   startProcessGroup,
 } from "../process_group.ts";
 import { toolPlugin } from "../tool_plugin.ts";
-import { LiveOutput } from "./_live_output.ts";
-import { commandResult } from "./_result.ts";
-import { CommandStopper } from "./_stopper.ts";
-import { runInTerminal } from "./_terminal.ts";
 
 /** The timeout of a command whose call does not set one (ms). */
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -154,6 +150,14 @@ async function runBash(
   const signal = context.signal;
   if (signal.aborted) return toolError("cancelled before the command started");
   const timeoutMs = Math.min(args.timeout_ms ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
+  // What runs a command loads with the first one: a session that runs none never loads it.
+  const [{ LiveOutput }, { commandResult }, { CommandStopper }, { runInTerminal }] = await Promise
+    .all([
+      import("./_live_output.ts"),
+      import("./_result.ts"),
+      import("./_stopper.ts"),
+      import("./_terminal.ts"),
+    ]);
   if (editor?.runCommand !== undefined) {
     return await runInTerminal({
       run: (command) => editor.runCommand!(command),
