@@ -11,6 +11,7 @@
  */
 
 import type { FinishReason, Message, StreamEvent } from "@amber/core";
+import type { ProviderClient } from "@amber/providers/client";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type {
   CreateMessageRequest,
@@ -174,4 +175,57 @@ export function samplingMessageText(message: SamplingMessage): string {
         return `[a ${block.type} block was left out: amber samples without tools]`;
     }
   }).join("\n");
+}
+
+/**
+ * Answers the sampling request `params` with one call of `model` through `client`: the request's
+ * messages and system prompt, its `maxTokens` and temperature, no tools. Rejects as
+ * {@linkcode gatherSample} does.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { ProviderClient } from "@amber/providers/client";
+ * import { sampleThrough } from "./sampling.ts";
+ * let sent: unknown;
+ * const client: Pick<ProviderClient, "stream"> = {
+ *   stream: async (request, sink) => {
+ *     sent = request;
+ *     sink({ type: "text", delta: "Blue." });
+ *     sink({ type: "finish", reason: "stop" });
+ *     return { cancelled: false, attempts: 1 } as Awaited<ReturnType<ProviderClient["stream"]>>;
+ *   },
+ * };
+ * const params = {
+ *   messages: [{ role: "user" as const, content: { type: "text" as const, text: "Sky?" } }],
+ *   maxTokens: 10,
+ * };
+ * const answer = await sampleThrough(client, "model-x", params, new AbortController().signal);
+ * assert.equal(answer.result.content.type === "text" && answer.result.content.text, "Blue.");
+ * assert.deepEqual(sent, {
+ *   model: "model-x",
+ *   messages: [{ role: "user", content: "Sky?" }],
+ *   tools: [],
+ *   maxTokens: 10,
+ * });
+ * ```
+ */
+export function sampleThrough(
+  client: Pick<ProviderClient, "stream">,
+  model: string,
+  params: SamplingParams,
+  signal: AbortSignal,
+): Promise<SampledAnswer> {
+  return gatherSample(model, (sink) =>
+    client.stream(
+      {
+        model,
+        messages: samplingMessages(params),
+        tools: [],
+        maxTokens: params.maxTokens,
+        ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
+      },
+      sink,
+      signal,
+    ));
 }

@@ -344,22 +344,9 @@ export class AgentSession {
     this.ready();
     // What the SDK checked against the specification's schema before handing it over.
     const params = request as unknown as SamplingParams;
-    const { gatherSample, samplingMessages } = await import("./sampling.ts");
-    const resolved = this.#resolved!;
-    const client = this.#client!;
+    const { sampleThrough } = await import("./sampling.ts");
     const info = await this.#modelInfo();
-    const answer = await gatherSample(resolved.model, (sink) =>
-      client.stream(
-        {
-          model: resolved.model,
-          messages: samplingMessages(params),
-          tools: [],
-          maxTokens: params.maxTokens,
-          ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
-        },
-        sink,
-        signal,
-      ));
+    const answer = await sampleThrough(this.#client!, this.#resolved!.model, params, signal);
     this.#count(answer.usage);
     this.#spend(costOf(answer.usage, info.prices));
     const content = answer.result.content;
@@ -519,10 +506,9 @@ export class AgentSession {
   async #modelInfo(): Promise<ModelInfo> {
     const resolved = this.#resolved!;
     const { models } = this.host.config;
-    this.#priceMemo ??= filePriceMemo(this.host.configDir);
     const info = await this.#facts.learn(resolved.preset, resolved.model, this.#client!, {
-      ...(models === undefined ? {} : { overrides: models }),
-      priceMemo: this.#priceMemo,
+      overrides: models,
+      priceMemo: this.#priceMemo ??= filePriceMemo(this.host.configDir),
     });
     // The catalog knows better than the preset whether this model takes images (unless the
     // session switched while it was asked).
