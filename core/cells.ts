@@ -28,8 +28,11 @@
 
 import { eastAsianWidth } from "get-east-asian-width";
 
-const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]$/u;
-const PICTOGRAPH = /^\p{Extended_Pictographic}$/u;
+// The Unicode property classes are built the first time a code point outside the cache needs
+// them (building the three took 1.1-1.4 ms, on every start, at import): most text is ASCII.
+let zeroWidth: RegExp | undefined;
+let pictograph: RegExp | undefined;
+let joinsClass: RegExp | undefined;
 const VS16 = 0xfe0f;
 // Code points below this are cached (the first two planes); the rest are computed each time.
 const CACHE_LIMIT = 0x20000;
@@ -43,8 +46,6 @@ const JOINS_BIT = 8;
 // them), and, to be safe, unassigned code points and lone surrogates; Hangul jamo and syllables
 // (in `joins`), and the few letters below. Text without any of these is one cluster per code
 // point, and needs no segmenter.
-const JOINS =
-  /^[\p{Grapheme_Extend}\p{Emoji_Modifier}\p{Regional_Indicator}\p{Mc}\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cn}\p{Cs}]$/u;
 const JOINING_LETTERS: ReadonlySet<number> = new Set([
   // Prepend: Malayalam dot reph, Sharada, Tulu-Tigalari, Dives Akuru, Zanabazar Square,
   // Soyombo, Masaram Gondi and Kawi signs that join the letter after them.
@@ -89,19 +90,22 @@ function computeWidth(codePoint: number): number {
   if (isRegionalIndicator(codePoint)) return 2;
   // Before the width table: a few combining marks (ideographic tone marks, kana voicing marks)
   // are East Asian Wide, yet render inside the character they follow.
-  if (ZERO_WIDTH.test(String.fromCodePoint(codePoint))) return 0;
+  zeroWidth ??= /^[\p{Mn}\p{Me}\p{Cf}]$/u;
+  if (zeroWidth.test(String.fromCodePoint(codePoint))) return 0;
   return eastAsianWidth(codePoint);
 }
 
 function joins(codePoint: number): boolean {
-  return JOINS.test(String.fromCodePoint(codePoint)) || JOINING_LETTERS.has(codePoint) ||
+  joinsClass ??=
+    /^[\p{Grapheme_Extend}\p{Emoji_Modifier}\p{Regional_Indicator}\p{Mc}\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cn}\p{Cs}]$/u;
+  return joinsClass.test(String.fromCodePoint(codePoint)) || JOINING_LETTERS.has(codePoint) ||
     (codePoint >= 0x1100 && codePoint <= 0x11ff) || (codePoint >= 0xa960 && codePoint <= 0xa97f) ||
     (codePoint >= 0xac00 && codePoint <= 0xd7a3) || (codePoint >= 0xd7b0 && codePoint <= 0xd7ff);
 }
 
 function computeEntry(codePoint: number): number {
   const emoji = codePoint === VS16 || isRegionalIndicator(codePoint) ||
-    PICTOGRAPH.test(String.fromCodePoint(codePoint));
+    (pictograph ??= /^\p{Extended_Pictographic}$/u).test(String.fromCodePoint(codePoint));
   return (computeWidth(codePoint) + 1) | (emoji ? EMOJI_BIT : 0) |
     (joins(codePoint) ? JOINS_BIT : 0);
 }
