@@ -1,7 +1,10 @@
 /**
- * The price table's answers kept in the config directory (`cache/prices.json`), so that a session
- * whose model the models.dev snapshot lacks (the presets' own defaults among them) does not load
- * the 0.8 MB table at every start: once a day per model is enough, as its prices change on dates.
+ * The price table's answers kept in amber's cache folder (`prices.json` in `$AMBER_CACHE_DIR`, else
+ * `$XDG_CACHE_HOME/amber`, else `~/.cache/amber`), so that a session whose model the models.dev
+ * snapshot lacks (the presets' own defaults among them) does not load the 0.8 MB table at every
+ * start: once a day per model is enough, as its prices change on dates. The answers depend on the
+ * table's version and the day only, so every config directory shares them (`amber demo` and batch
+ * jobs start from a fresh one each time).
  *
  * The file is a cache: a missing, unreadable or malformed one is read as empty and written anew,
  * what it holds is checked again by the catalog, and two processes writing at once lose at most
@@ -26,22 +29,45 @@ interface Kept {
 }
 
 /**
- * A {@linkcode PriceMemo} in `<configDir>/cache/prices.json`, read once and kept in memory.
+ * amber's cache folder: `$AMBER_CACHE_DIR`, else `$XDG_CACHE_HOME/amber`, else `~/.cache/amber`;
+ * undefined when none of them is set.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { cacheDir } from "./price_memo.ts";
+ * const env = (vars: Record<string, string>) => (name: string) => vars[name];
+ * assert.equal(cacheDir(env({ AMBER_CACHE_DIR: "/c", HOME: "/h" })), "/c");
+ * assert.equal(cacheDir(env({ XDG_CACHE_HOME: "/x", HOME: "/h" })), "/x/amber");
+ * assert.equal(cacheDir(env({ HOME: "/h" })), "/h/.cache/amber");
+ * assert.equal(cacheDir(env({})), undefined);
+ * ```
+ */
+export function cacheDir(env: (name: string) => string | undefined): string | undefined {
+  const own = env("AMBER_CACHE_DIR");
+  if (own) return own;
+  const xdg = env("XDG_CACHE_HOME");
+  if (xdg) return join(xdg, "amber");
+  const home = env("HOME") || env("USERPROFILE");
+  return home ? join(home, ".cache", "amber") : undefined;
+}
+
+/**
+ * A {@linkcode PriceMemo} in `dir/prices.json`, read once and kept in memory.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { filePriceMemo } from "./price_memo.ts";
- * const configDir = await Deno.makeTempDir();
- * await filePriceMemo(configDir).keep("v1 2026-12-02", "openai/m", null);
+ * const dir = await Deno.makeTempDir();
+ * await filePriceMemo(dir).keep("v1 2026-12-02", "openai/m", null);
  * // Another process reads what this one kept, in the same scope only.
- * assert.equal(await filePriceMemo(configDir).recall("v1 2026-12-02", "openai/m"), null);
- * assert.equal(await filePriceMemo(configDir).recall("v1 2026-12-03", "openai/m"), undefined);
- * await Deno.remove(configDir, { recursive: true });
+ * assert.equal(await filePriceMemo(dir).recall("v1 2026-12-02", "openai/m"), null);
+ * assert.equal(await filePriceMemo(dir).recall("v1 2026-12-03", "openai/m"), undefined);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export function filePriceMemo(configDir: string): PriceMemo {
-  const dir = join(configDir, "cache");
+export function filePriceMemo(dir: string): PriceMemo {
   const path = join(dir, "prices.json");
   let kept: Promise<Kept | undefined> | undefined;
   const read = () => kept ??= readKept(path);
@@ -88,4 +114,30 @@ async function readKept(path: string): Promise<Kept | undefined> {
   } catch {
     return undefined;
   }
+}
+
+// Nothing is kept when there is no cache folder to keep it in.
+const NO_MEMO: PriceMemo = {
+  recall: () => Promise.resolve(undefined),
+  keep: () => Promise.resolve(),
+};
+
+/**
+ * The memo a session uses: in {@linkcode cacheDir}, each variable read through `env` and then
+ * `Deno.env.get`; one that keeps nothing when there is no cache folder.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { priceMemoFor } from "./price_memo.ts";
+ * const dir = await Deno.makeTempDir();
+ * const memo = priceMemoFor((name) => name === "AMBER_CACHE_DIR" ? dir : undefined);
+ * await memo.keep("v1 2026-12-02", "openai/m", null);
+ * assert.equal(await Deno.readTextFile(`${dir}/prices.json`), '{"scope":"v1 2026-12-02","models":{"openai/m":null}}\n');
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export function priceMemoFor(env?: (name: string) => string | undefined): PriceMemo {
+  const dir = cacheDir((name) => env?.(name) ?? Deno.env.get(name));
+  return dir === undefined ? NO_MEMO : filePriceMemo(dir);
 }

@@ -46,7 +46,7 @@ import { pricedEvent, type RunBudget, runBudget, savedCost, Spending } from "./b
 import { Conversation } from "./conversation.ts";
 import type { SessionEvent, SessionListener } from "./events.ts";
 import { ModelFacts } from "./model_facts.ts";
-import { filePriceMemo } from "./price_memo.ts";
+import { priceMemoFor } from "./price_memo.ts";
 import type {
   AgentSessionOptions,
   ApprovalHandler,
@@ -508,7 +508,7 @@ export class AgentSession {
     const { models } = this.host.config;
     const info = await this.#facts.learn(resolved.preset, resolved.model, this.#client!, {
       overrides: models,
-      priceMemo: this.#priceMemo ??= filePriceMemo(this.host.configDir),
+      priceMemo: this.#priceMemo ??= priceMemoFor(this.#options.env),
     });
     // The catalog knows better than the preset whether this model takes images (unless the
     // session switched while it was asked).

@@ -1,8 +1,8 @@
-// The price table's answers kept in the config directory (cli/session/price_memo.ts): what one
+// The price table's answers kept in amber's cache folder (cli/session/price_memo.ts): what one
 // process kept, the next reads, within the same scope; a file that is missing, malformed, too big
 // or not a file at all is read as empty and nothing breaks; and end to end, `amber run` with a
 // model only the price table describes prices its turn the same whether the table was loaded or
-// its answer was read from the file.
+// its answer was read from the file, whichever config directory it runs with.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -27,10 +27,10 @@ Deno.test("what one process keeps the next recalls, in its scope only; another s
   assert.equal(await next.recall("table@1 2026-12-03", "openai/m"), undefined);
   // The next day's first answer replaces the whole file.
   await next.keep("table@1 2026-12-03", "openai/m", null);
-  const text = await Deno.readTextFile(join(tmp.dir, "cache", "prices.json"));
+  const text = await Deno.readTextFile(join(tmp.dir, "prices.json"));
   assert.deepEqual(JSON.parse(text), { scope: "table@1 2026-12-03", models: { "openai/m": null } });
   assert.deepEqual(
-    [...Deno.readDirSync(join(tmp.dir, "cache"))].map((entry) => entry.name),
+    [...Deno.readDirSync(tmp.dir)].map((entry) => entry.name),
     ["prices.json"],
     "no temporary file is left",
   );
@@ -40,7 +40,7 @@ Deno.test("the file keeps at most 200 models, the newest", async () => {
   await using tmp = await tempDir();
   const memo = filePriceMemo(tmp.dir);
   for (let i = 0; i < 205; i++) await memo.keep(SCOPE, `openai/m${i}`, null);
-  const kept = JSON.parse(await Deno.readTextFile(join(tmp.dir, "cache", "prices.json")));
+  const kept = JSON.parse(await Deno.readTextFile(join(tmp.dir, "prices.json")));
   const names = Object.keys(kept.models);
   assert.equal(names.length, 200);
   assert.equal(names[0], "openai/m5");
@@ -49,9 +49,7 @@ Deno.test("the file keeps at most 200 models, the newest", async () => {
 
 Deno.test("a malformed, oversized or special file is read as empty, and a write that fails is no error", async () => {
   await using tmp = await tempDir();
-  const cache = join(tmp.dir, "cache");
-  await Deno.mkdir(cache);
-  const path = join(cache, "prices.json");
+  const path = join(tmp.dir, "prices.json");
   for (const text of ["{not json", "[]", '{"scope": 1, "models": {}}', '{"scope": "x"}', "null"]) {
     await Deno.writeTextFile(path, text);
     assert.equal(await filePriceMemo(tmp.dir).recall(SCOPE, "openai/m"), undefined, text);
@@ -76,38 +74,44 @@ Deno.test("a malformed, oversized or special file is read as empty, and a write 
   assert.equal((await Deno.stat(path)).isDirectory, true, "nothing of the user's is replaced");
 });
 
-Deno.test("amber run with a model only the price table knows: the same cost from the table and from the kept answer", async () => {
+Deno.test("amber run with a model only the price table knows: the same cost from the table and from the kept answer, in any config directory", async () => {
   await using tmp = await tempDir();
   await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
+  const cache = join(tmp.dir, "cache");
   // gpt-5.5, the openai preset's default, is in the price table and not in the models.dev
   // snapshot: $5 per million input tokens, $30 per million output tokens.
-  const turn = () => {
+  const turn = async (configDir: string) => {
+    await Deno.mkdir(configDir, { recursive: true });
     server.script({ text: "Hi.", usage: { promptTokens: 100_000, completionTokens: 1_000 } });
-    return runAmber(tmp.dir, ["run", "hello", "--base-url", `${server.url}/v1`], {
+    return runAmber(configDir, ["run", "hello", "--base-url", `${server.url}/v1`], {
       cwd: tmp.dir,
-      env: { INIT_CWD: tmp.dir, OPENAI_API_KEY: "sk-test-key-1234" },
+      env: { INIT_CWD: tmp.dir, OPENAI_API_KEY: "sk-test-key-1234", AMBER_CACHE_DIR: cache },
     });
   };
-  const first = await turn();
+  const first = await turn(join(tmp.dir, "one"));
   assert.equal(first.code, 0, first.err);
   assert.match(first.err, /amber: this turn cost \$0\.530\n/);
-  const path = join(tmp.dir, "cache", "prices.json");
+  const path = join(cache, "prices.json");
   const kept = JSON.parse(await Deno.readTextFile(path));
   assert.deepEqual(kept.models["openai/gpt-5.5"].prices, { input: 5, output: 30, cacheRead: 0.5 });
-  const second = await turn();
+  const written = (await Deno.stat(path)).mtime;
+  // Another config directory (as `amber demo` and batch jobs start with) reads the same answer,
+  // and writes nothing: it did not look the model up.
+  const second = await turn(join(tmp.dir, "two"));
   assert.equal(second.code, 0, second.err);
   assert.match(second.err, /amber: this turn cost \$0\.530\n/);
+  assert.deepEqual((await Deno.stat(path)).mtime, written);
   // The kept answer is what the next run reads (the table is not loaded to check it): edited
   // by hand, its prices are believed only within their checks. An input price of the wrong type
   // is none, and a model priced by halves shows no cost rather than a wrong one.
   kept.models["openai/gpt-5.5"].prices = { input: 1, output: 2 };
   await Deno.writeTextFile(path, JSON.stringify(kept));
-  const third = await turn();
+  const third = await turn(join(tmp.dir, "one"));
   assert.equal(third.code, 0, third.err);
   assert.match(third.err, /amber: this turn cost \$0\.102\n/);
   kept.models["openai/gpt-5.5"].prices = { input: "free", output: 30 };
   await Deno.writeTextFile(path, JSON.stringify(kept));
-  const fourth = await turn();
+  const fourth = await turn(join(tmp.dir, "one"));
   assert.equal(fourth.code, 0, fourth.err);
   assert.doesNotMatch(fourth.err, /cost/);
 });
