@@ -21,11 +21,8 @@ import { readConfigFile } from "./config_file.ts";
 import { coreContributions, coreServices, installCore } from "./core_contributions.ts";
 import { readWorkspacePermissions } from "./permission_rules.ts";
 import { didYouMean } from "./did_you_mean.ts";
-import {
-  ProviderSettingsError,
-  resolveProvider,
-  UnknownProviderError,
-} from "./provider_settings.ts";
+import { ProviderSettingsError, UnknownProviderError } from "./provider_settings.ts";
+import { resolveProviderFor } from "./session/provider.ts";
 
 /** What the check found. */
 export interface ConfigCheck {
@@ -129,16 +126,14 @@ function checkProvider(
   locate: (keys: readonly string[]) => string,
 ): string | undefined {
   if (config.provider === undefined && config.baseUrl === undefined) return undefined;
-  try {
-    resolveProvider({ config, registries, runtime }, {}, () => undefined);
-    return undefined;
-  } catch (error) {
-    const where = locate([error instanceof ProviderSettingsError ? "baseUrl" : "provider"]);
-    if (error instanceof UnknownProviderError) {
-      const known = error.known.join(", ") || "none";
-      return `${where}: provider: no preset '${error.provider}'` +
-        `${didYouMean(error.provider, error.known)}; presets: ${known}`;
-    }
-    return `${where}: ${error instanceof Error ? error.message : String(error)}`;
+  const resolution = resolveProviderFor({ config, registries, runtime }, {}, () => undefined);
+  if (resolution.ok) return undefined;
+  const error = resolution.error;
+  const where = locate([error instanceof ProviderSettingsError ? "baseUrl" : "provider"]);
+  if (error instanceof UnknownProviderError) {
+    const known = error.known.join(", ") || "none";
+    return `${where}: provider: no preset '${error.provider}'` +
+      `${didYouMean(error.provider, error.known)}; presets: ${known}`;
   }
+  return `${where}: ${error.message}`;
 }

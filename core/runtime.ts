@@ -220,15 +220,9 @@ export class PluginRuntime {
    *   registries: createRegistries(),
    *   onFault: (event) => told.push(event.kind),
    * });
-   * runtime.register({
-   *   id: "boxed",
-   *   version: "1.0.0",
-   *   name: "Boxed",
-   *   bound: { prompts: any() },
-   *   initialize: () => true,
-   *   shutdown: () => {},
-   *   capabilities: () => [{ kind: "prompt", name: "p", priority: 400, render: () => "hi" }],
-   * });
+   * const prompt = { kind: "prompt" as const, name: "p", priority: 400, render: () => "hi" };
+   * const life = { initialize: () => true, shutdown: () => {}, capabilities: () => [prompt] };
+   * runtime.register({ id: "boxed", version: "1.0.0", name: "Boxed", bound: { prompts: any() }, ...life });
    * await runtime.start();
    * runtime.fail("boxed", "its process", "exited with code 1");
    * await runtime.settled();
@@ -259,14 +253,8 @@ export class PluginRuntime {
    * import { PluginRuntime } from "@amber/core";
    * import { createRegistries } from "@amber/registries";
    * const runtime = new PluginRuntime({ registries: createRegistries(), allOn: true });
-   * runtime.register({
-   *   id: "slow",
-   *   version: "1.0.0",
-   *   name: "Slow",
-   *   initialize: () => true,
-   *   shutdown: () => {},
-   *   capabilities: () => [],
-   * });
+   * const noop = { initialize: () => true, shutdown: () => {}, capabilities: () => [] };
+   * runtime.register({ id: "slow", version: "1.0.0", name: "Slow", ...noop });
    * runtime.hold("slow", "its initialize hung before; `amber plugins enable slow` retries it");
    * await runtime.start();
    * assert.equal(runtime.state("slow").status, "failed");

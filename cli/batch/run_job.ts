@@ -22,8 +22,8 @@ import { join, resolve } from "node:path";
 import type { ApprovalPolicy, Diagnostic, Plugin, TokenUsage } from "@amber/core";
 import { SessionFile } from "@amber/core/kernel";
 import { openHost } from "../host.ts";
-import { type EnvReader, resolveProvider } from "../provider_settings.ts";
-import { AgentSession, describeEnd, exitCodeOf } from "../session/mod.ts";
+import type { EnvReader } from "../provider_settings.ts";
+import { AgentSession, describeEnd, exitCodeOf, resolveProviderFor } from "../session/mod.ts";
 import { checkJobBaseUrl } from "./base_url_policy.ts";
 import type { JobSpec } from "./job_spec.ts";
 import { openJobWorkspace } from "./job_workspace.ts";
@@ -172,10 +172,12 @@ async function runSession(
     if (spec.baseUrl !== undefined) {
       // Where the worker itself would send this provider's requests; no key is read for it.
       const { baseUrl: _job, ...own } = session.overrides;
+      const resolution = resolveProviderFor(session.host, own, () => undefined);
+      if (!resolution.ok) throw resolution.error;
       checkJobBaseUrl({
         url: spec.baseUrl,
         provider: session.provider,
-        ownUrl: resolveProvider(session.host, own, () => undefined).settings.baseUrl,
+        ownUrl: resolution.resolved.settings.baseUrl,
         allowed: options.allowBaseUrls ?? [],
         settingsFile: join(options.configDir, "batch.yaml"),
       });

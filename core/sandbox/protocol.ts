@@ -2,7 +2,8 @@
  * The sandbox protocol, version {@linkcode PROTOCOL_VERSION}: what the host and a plugin's
  * process say to each other over newline-delimited JSON-RPC 2.0 on the process's stdin and
  * stdout (stderr is the plugin's log). Every method name and every params and result shape is
- * here; `docs/sandbox_protocol.md` is the prose.
+ * here (a provider dialect's, in `protocol_dialect.ts`, re-exported); `docs/sandbox_protocol.md`
+ * is the prose.
  *
  * The host asks (`describe`, `initialize`, then calls into capabilities); the plugin answers,
  * and pushes what a render needs before it is asked (`prompt.update`, `status.update`,
@@ -22,7 +23,6 @@
 
 import type { CommandNode } from "../command.ts";
 import type { CompactionPlan, SummaryRequest } from "../compaction.ts";
-import type { ChatRequest, ProviderSettings, StreamEvent } from "../dialect.ts";
 import type { AmberEvents } from "../events.ts";
 import type { PhaseHookPoint } from "../hooks.ts";
 import type { Plugin } from "../plugin.ts";
@@ -31,6 +31,8 @@ import type { Preset } from "../provider.ts";
 import type { StatusSnapshot, StatusText } from "../status.ts";
 import type { JsonSchema, ToolResult } from "../tool.ts";
 import type { NotifyTone } from "../ui.ts";
+
+export * from "./protocol_dialect.ts";
 
 /** The protocol version this build speaks; `describe` fails on any other. */
 export const PROTOCOL_VERSION = 1;
@@ -418,134 +420,6 @@ export interface AccountFetchParams {
     readonly baseUrl: string;
     readonly apiKey?: string;
   };
-}
-
-/**
- * `dialect.create` params: the host makes a client for a provider of the plugin, so the plugin
- * calls that provider's dialect factory once, as it would in-process.
- */
-export interface DialectCreateParams {
-  /** The flavor, as the plugin's provider capability named it. */
-  readonly flavor: string;
-}
-
-/** `dialect.create` result: the dialect's handle and which optional members it has. */
-export interface DialectCreated {
-  /** The handle every later `dialect.*` call names it by. */
-  readonly dialect: number;
-  /** Whether it has both `modelsRequest` and `parseModels`. */
-  readonly models: boolean;
-  /** Whether it has `allowanceFromHeaders`. */
-  readonly allowance: boolean;
-  /** Whether it has `retryDelayMs`. */
-  readonly retryDelay: boolean;
-}
-
-/**
- * The `data` of the error answering a `dialect.*` call whose handle the process does not hold
- * (it was started again since): the host makes the dialect again with `dialect.create`.
- */
-export const UNKNOWN_DIALECT = "unknown dialect";
-
-/**
- * `dialect.chatRequest` params; the result is an `HttpRequestSpec` the host sends itself (the
- * plugin process has no network). `settings.apiKey` is the key the user configured for this
- * provider: the dialect needs it to build the credential header.
- */
-export interface DialectChatRequestParams {
-  /** The dialect's handle. */
-  readonly dialect: number;
-  /** `ProviderSettings`. */
-  readonly settings: ProviderSettings;
-  /** `ChatRequest`. */
-  readonly request: ChatRequest;
-}
-
-/** `dialect.open` params: a response stream starts; the plugin makes a decoder for it. */
-export interface DialectOpenParams {
-  /** The dialect's handle. */
-  readonly dialect: number;
-  /** The stream's id, chosen by the host, unique within the connection. */
-  readonly stream: number;
-}
-
-/**
- * One unit of a response stream as the host's SSE decoder cut it: a server-sent event (`event`
- * absent for the default type) or a line that is no SSE field.
- */
-export type DialectFrame =
-  | { readonly event?: string; readonly data: string }
-  | { readonly line: string };
-
-/** `dialect.frames` params: what one network chunk of the stream held. */
-export interface DialectFramesParams {
-  /** The stream's id. */
-  readonly stream: number;
-  /** The frames, in order. */
-  readonly frames: readonly DialectFrame[];
-}
-
-/** `dialect.end` params: the stream ended; the plugin drops its decoder after answering. */
-export interface DialectEndParams {
-  /** The stream's id. */
-  readonly stream: number;
-}
-
-/**
- * `dialect.frames` and `dialect.end` result: the events decoded, in order. `error` is what the
- * decoder threw after emitting `events`; the plugin has then dropped the stream.
- */
-export interface DialectEvents {
-  /** The decoded events. */
-  readonly events: readonly StreamEvent[];
-  /** The decoder's failure, when it threw. */
-  readonly error?: string;
-}
-
-/** `dialect.error` params: one failed response. */
-export interface DialectErrorParams {
-  /** The dialect's handle. */
-  readonly dialect: number;
-  /** The HTTP status. */
-  readonly status: number;
-  /** The response body. */
-  readonly body: string;
-}
-
-/** `dialect.error` result: every reading of one failed response, in one round trip. */
-export interface DialectErrorReading {
-  /** `isRetryable`. */
-  readonly retryable: boolean;
-  /** `errorMessage`. */
-  readonly message: string;
-  /** `isContextOverflow`. */
-  readonly contextOverflow: boolean;
-  /** `retryDelayMs`, null when it gave none or the dialect has none. */
-  readonly retryDelayMs: number | null;
-}
-
-/** `dialect.modelsRequest` params; the result is an `HttpRequestSpec`. */
-export interface DialectModelsRequestParams {
-  /** The dialect's handle. */
-  readonly dialect: number;
-  /** `ProviderSettings`, with the key as for `dialect.chatRequest`. */
-  readonly settings: ProviderSettings;
-}
-
-/** `dialect.parseModels` params; the result is the model ids. */
-export interface DialectParseModelsParams {
-  /** The dialect's handle. */
-  readonly dialect: number;
-  /** The models response's body. */
-  readonly body: string;
-}
-
-/** `dialect.allowance` params; the result is an `AllowanceSnapshot`, or null. */
-export interface DialectAllowanceParams {
-  /** The dialect's handle. */
-  readonly dialect: number;
-  /** The response's headers, as entries. */
-  readonly headers: readonly (readonly [string, string])[];
 }
 
 /** `event` params: one event of a type the plugin subscribed to. */

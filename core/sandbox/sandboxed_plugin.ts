@@ -101,6 +101,7 @@ import {
   type UiAskParams,
   type UiNotifyParams,
 } from "./protocol.ts";
+import { initializeProblem, manifestProblem, PLAIN_NO } from "./_process_answers.ts";
 
 export { PluginEndedError } from "./_proxy_link.ts";
 
@@ -265,7 +266,10 @@ class Sandbox implements ProxyLink {
         { cause: error },
       );
     }
-    const problem = this.#manifestProblem(described);
+    const problem = manifestProblem(described, {
+      expectedId: this.#manifest?.id ?? this.#options.expectedId,
+      version: this.#manifest?.version,
+    });
     if (problem !== undefined) {
       await this.#drop(connection);
       throw new SandboxedPluginError(this.#id, `plugin '${this.#id}': ${problem}`);
@@ -474,27 +478,6 @@ class Sandbox implements ProxyLink {
     }
   }
 
-  #manifestProblem(value: unknown): string | undefined {
-    if (typeof value !== "object" || value === null) {
-      return "its process described it with something that is not a manifest";
-    }
-    const manifest = value as Partial<Record<keyof PluginManifest, unknown>>;
-    if (manifest.protocolVersion !== PROTOCOL_VERSION) {
-      return `its process speaks protocol version ${String(manifest.protocolVersion)}; ` +
-        `this amber speaks ${PROTOCOL_VERSION}`;
-    }
-    if (typeof manifest.id !== "string") return "its process described it without an id";
-    const expected = this.#manifest?.id ?? this.#options.expectedId;
-    if (expected !== undefined && manifest.id !== expected) {
-      return `its process describes plugin '${manifest.id}', not '${expected}'`;
-    }
-    const before = this.#manifest?.version;
-    if (before !== undefined && manifest.version !== before) {
-      return `its version changed from ${before} to ${String(manifest.version)} while amber ran`;
-    }
-    return undefined;
-  }
-
   // What the process may say at any time: its renders, a live change, its log, its event
   // subscriptions, what it asks of the user, and what its compactor asks while it runs.
   #listen(connection: PluginConnection): void {
@@ -592,23 +575,6 @@ function toolInfos(tools: readonly ToolEntry[]): ToolInfo[] {
     ...(tool.verb === undefined ? {} : { verb: tool.verb }),
     ...(tool.readOnly === undefined ? {} : { readOnly: tool.readOnly }),
   }));
-}
-
-// What the runtime itself says of an initialize that returned false.
-const PLAIN_NO = "initialize returned false";
-
-// Undefined for a usable yes, "" for a plain no, else the process's reason or what is wrong
-// with the answer.
-function initializeProblem(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null) {
-    return "its initialize answered something that is not a result";
-  }
-  const result = value as { ok?: unknown; reason?: unknown; capabilities?: unknown };
-  if (result.ok === false) return typeof result.reason === "string" ? result.reason : "";
-  if (result.ok !== true || !Array.isArray(result.capabilities)) {
-    return "its initialize answered something that is not a result";
-  }
-  return undefined;
 }
 
 // Why `connection`'s process ended, once it has said so (a closed pipe comes a moment before
