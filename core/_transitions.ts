@@ -34,16 +34,33 @@ export interface TransitionHost {
   readonly diagnose: (diagnostic: Diagnostic) => void;
 }
 
+/** How many `plugin.conf` files a start reads at once. */
+const STATE_READS = 32;
+
 /** Reads every registered plugin's state, then activates the ones that are on, in order. */
 export async function startAll(host: TransitionHost): Promise<void> {
   const { index, records, configDir } = host;
   await index.prepare();
   const order = index.order();
-  for (const record of records.values()) {
-    if (record.state.status !== "registered") continue;
-    record.on = configDir === undefined
-      ? defaultOn(host.allOn, record.plugin)
-      : await readOn(configDir, host.allOn, record.plugin, host.diagnose);
+  const registered = [...records.values()].filter((r) => r.state.status === "registered");
+  // The plugins' `plugin.conf` files (most of them absent) are read STATE_READS at a time: one
+  // after another, the start waited on each. What a read reports is said in registration order.
+  const said = registered.map((): Diagnostic[] => []);
+  const on: boolean[] = [];
+  for (let first = 0; first < registered.length; first += STATE_READS) {
+    on.push(
+      ...await Promise.all(
+        registered.slice(first, first + STATE_READS).map((record, k) =>
+          configDir === undefined
+            ? defaultOn(host.allOn, record.plugin)
+            : readOn(configDir, host.allOn, record.plugin, (d) => said[first + k].push(d))
+        ),
+      ),
+    );
+  }
+  for (const [i, record] of registered.entries()) {
+    for (const diagnostic of said[i]) host.diagnose(diagnostic);
+    record.on = on[i];
     const failure = index.failure(record.plugin.id);
     if (failure === undefined) continue;
     if (!record.on) record.state = DISABLED;

@@ -343,6 +343,26 @@ Deno.test("a corrupt plugin.conf is reported with its path, the default applies,
   strictEqual(await Deno.readTextFile(path), "enabled = perhaps\n");
 });
 
+Deno.test("many plugins' states read at once: each its own, corrupt ones said in registration order", async () => {
+  await using tmp = await tempDir();
+  // 70 plugins (more than one batch of reads): every third off on disk, two files corrupt.
+  const ids = Array.from({ length: 70 }, (_, i) => `p${String(i).padStart(2, "0")}`);
+  for (const [i, id] of ids.entries()) {
+    if (i % 3 !== 0 && i !== 50 && i !== 7) continue;
+    const path = pluginStatePath(tmp.dir, id);
+    await Deno.mkdir(path.replace(/plugin\.conf$/, ""), { recursive: true });
+    await Deno.writeTextFile(path, i === 50 || i === 7 ? "enabled = maybe\n" : "enabled = false\n");
+  }
+  const diagnostics: Diagnostic[] = [];
+  const { runtime } = makeRuntime({ configDir: tmp.dir, onDiagnostic: (d) => diagnostics.push(d) });
+  for (const id of ids) runtime.register(makePlugin(id, [capabilityOf("tool", id)]));
+  await runtime.start();
+  for (const [i, id] of ids.entries()) {
+    strictEqual(runtime.state(id).status, i % 3 === 0 ? "disabled" : "active", id);
+  }
+  deepStrictEqual(diagnostics.map((d) => d.pluginId), ["p07", "p50"]);
+});
+
 Deno.test("concurrent setState calls never tear the file and the last call wins", async () => {
   await using tmp = await tempDir();
   const { runtime, registries } = makeRuntime({ configDir: tmp.dir });
