@@ -139,7 +139,7 @@ function memoScope(at: Date): string | undefined {
 function keptInfo(kept: unknown, model: string): ModelInfo | undefined {
   if (!isRecord(kept) || !Array.isArray(kept.sources)) return undefined;
   const contextWindow = count(kept.contextWindow);
-  const prices = isRecord(kept.prices) ? keptPrices(kept.prices) : undefined;
+  const prices = isRecord(kept.prices) ? modelPrices(kept.prices, KEPT_NAMES) : undefined;
   return {
     id: model,
     ...(typeof kept.name === "string" && kept.name !== "" ? { name: kept.name } : {}),
@@ -212,23 +212,31 @@ function lookUp(
   return { info, entry: typeof found.id === "string" ? found.id : model };
 }
 
-// Dollars per million tokens. A tiered price (more per token past a prompt size) is its first
-// tier: amber prices a model at one rate.
-function modelPrices(price: Record<string, unknown>): ModelPrices | undefined {
-  return defined({
-    input: rate(price.input_mtok),
-    output: rate(price.output_mtok),
-    cacheRead: rate(price.cache_read_mtok),
-    cacheWrite: rate(price.cache_write_mtok),
-  });
-}
+// The table's names for the four prices, and ours (what a memo keeps).
+const TABLE_NAMES = {
+  input: "input_mtok",
+  output: "output_mtok",
+  cacheRead: "cache_read_mtok",
+  cacheWrite: "cache_write_mtok",
+} as const;
+const KEPT_NAMES = {
+  input: "input",
+  output: "output",
+  cacheRead: "cacheRead",
+  cacheWrite: "cacheWrite",
+} as const;
 
-function keptPrices(price: Record<string, unknown>): ModelPrices | undefined {
+// Dollars per million tokens, each field read under `names`. A tiered price (more per token past
+// a prompt size) is its first tier: amber prices a model at one rate.
+function modelPrices(
+  price: Record<string, unknown>,
+  names: Record<keyof ModelPrices, string> = TABLE_NAMES,
+): ModelPrices | undefined {
   return defined({
-    input: rate(price.input),
-    output: rate(price.output),
-    cacheRead: rate(price.cacheRead),
-    cacheWrite: rate(price.cacheWrite),
+    input: rate(price[names.input]),
+    output: rate(price[names.output]),
+    cacheRead: rate(price[names.cacheRead]),
+    cacheWrite: rate(price[names.cacheWrite]),
   });
 }
 
