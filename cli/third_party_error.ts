@@ -115,6 +115,10 @@ export class PluginGraphChangedError extends ThirdPartyPluginError {
  *   describeLoadError(error),
  *   "SyntaxError: Unexpected token (at file:///p/mod.js:1:9)",
  * );
+ * const missing = new TypeError(
+ *   "Could not find a matching package for 'npm:x@1' in the node_modules directory. Run `deno install`.",
+ * );
+ * assert.match(describeLoadError(missing), /^npm:x@1 is not installed where amber runs/);
  * ```
  */
 export function describeLoadError(error: unknown): string {
@@ -129,6 +133,15 @@ export function describeLoadError(error: unknown): string {
     : "";
   // deno-lint-ignore no-control-regex
   const text = `${described}${cause}`.replace(/\x1b\[[0-9;]*m/g, "");
+  // amber reads its npm packages as `deno install` left them (`--node-modules-dir=manual`), so a
+  // package it was not installed with is not fetched on the fly: say what to do instead.
+  const missing = /Could not find a matching package for '(npm:[^']+)' in the node_modules/
+    .exec(text);
+  if (missing !== null) {
+    return `${missing[1]} is not installed where amber runs (amber reads its npm packages as ` +
+      `they were installed): add it to amber's imports (\`deno add ${missing[1]}\` in amber's ` +
+      `folder), then run \`deno task install\` again`;
+  }
   const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
   const where = lines.slice(1).find((line) => line.startsWith("at "));
   return where === undefined ? lines[0] ?? "" : `${lines[0]} (${where})`;

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { VERSION } from "@amber/cli";
 import { tempDir } from "../_helpers.ts";
 import { lockFile, sha256 } from "./_plugin_lock.ts";
-import { type Result, runAmber } from "./_subprocess.ts";
+import { type Result, ROOT, runAmber } from "./_subprocess.ts";
 import { switchHelloOn } from "../_hello_on.ts";
 
 const amber = (configDir: string, ...args: string[]): Promise<Result> =>
@@ -457,4 +457,27 @@ Deno.test("npm: and jsr: specs that cannot be plugins fail naming the spec and t
   strictEqual(bad.code, 1);
   match(bad.err, /npm:: not an npm specifier/);
   strictEqual(await exists(join(config, "plugins.lock.json")), false);
+});
+
+Deno.test("a trusted npm: plugin amber was not installed with is refused with what to do; deno.lock and node_modules untouched", async () => {
+  await using tmp = await tempDir();
+  const config = join(tmp.dir, "config");
+  const lock = await Deno.readTextFile(join(ROOT, "deno.lock"));
+  // As `deno task amber` and the installed command run amber: npm packages read as installed.
+  const add = await runAmber(
+    config,
+    ["plugins", "add", "npm:amber-test-absent-package@1.0.0", "--trusted"],
+    { flags: ["--node-modules-dir=manual"] },
+  );
+  strictEqual(add.code, 1);
+  match(
+    add.err,
+    /npm:amber-test-absent-package@1\.0\.0 is not installed where amber runs \(.*\): add it to amber's imports \(`deno add npm:amber-test-absent-package@1\.0\.0` in amber's folder\), then run `deno task install` again/,
+  );
+  strictEqual(await exists(join(config, "plugins.lock.json")), false);
+  strictEqual(await Deno.readTextFile(join(ROOT, "deno.lock")), lock);
+  strictEqual(
+    await exists(join(ROOT, "node_modules", ".deno", "amber-test-absent-package@1.0.0")),
+    false,
+  );
 });
