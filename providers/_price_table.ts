@@ -43,12 +43,16 @@ export interface PriceMemo {
 }
 
 let provided: PriceTableLoader | undefined;
+// What names the provided table's version for a memo; none: its answers are not kept.
+let providedVersion: string | undefined;
 let table: Promise<PriceTable | undefined> | undefined;
 
 /**
  * Registers a literal import of the price table. A single-file build (a bundle, `deno compile`)
  * cannot follow the computed specifier the catalog loads it by, so its entry hands over
- * `() => import("@pydantic/genai-prices")`.
+ * `() => import("@pydantic/genai-prices")`, with the build's `version`: a {@linkcode PriceMemo}
+ * keeps the table's answers only under a version (without one, as for a stand-in table in a
+ * test, nothing is kept or recalled).
  *
  * @example
  * ```ts
@@ -60,8 +64,9 @@ let table: Promise<PriceTable | undefined> | undefined;
  * assert.equal(info.prices?.output, 9);
  * ```
  */
-export function providePriceTable(loader: PriceTableLoader): void {
+export function providePriceTable(loader: PriceTableLoader, version?: string): void {
   provided = loader;
+  providedVersion = version;
   table = undefined;
 }
 
@@ -128,7 +133,8 @@ export async function priceTableModel(
 function memoScope(at: Date): string | undefined {
   let version: string;
   try {
-    version = provided === undefined ? import.meta.resolve("@pydantic/genai-prices") : "provided";
+    if (provided !== undefined && providedVersion === undefined) return undefined;
+    version = providedVersion ?? import.meta.resolve("@pydantic/genai-prices");
   } catch {
     return undefined;
   }

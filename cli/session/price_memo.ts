@@ -13,7 +13,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import type { PriceMemo } from "@amber/providers/model-catalog";
 import { writeTextAtomic } from "../atomic_file.ts";
 
@@ -123,8 +123,9 @@ const NO_MEMO: PriceMemo = {
 };
 
 /**
- * The memo a session uses: in {@linkcode cacheDir}, each variable read through `env` and then
- * `Deno.env.get`; one that keeps nothing when there is no cache folder.
+ * The memo a session uses: in {@linkcode cacheDir} as the process's environment says (read
+ * through `env`, `Deno.env.get` by default); one that keeps nothing when there is no cache
+ * folder, when it is not an absolute path, or when the environment cannot be read.
  *
  * @example
  * ```ts
@@ -133,11 +134,25 @@ const NO_MEMO: PriceMemo = {
  * const dir = await Deno.makeTempDir();
  * const memo = priceMemoFor((name) => name === "AMBER_CACHE_DIR" ? dir : undefined);
  * await memo.keep("v1 2026-12-02", "openai/m", null);
- * assert.equal(await Deno.readTextFile(`${dir}/prices.json`), '{"scope":"v1 2026-12-02","models":{"openai/m":null}}\n');
+ * assert.equal(
+ *   await Deno.readTextFile(`${dir}/prices.json`),
+ *   '{"scope":"v1 2026-12-02","models":{"openai/m":null}}\n',
+ * );
+ * // A relative folder (a reader that answers anything) keeps nothing.
+ * const relative = priceMemoFor(() => "sk-not-a-folder");
+ * await relative.keep("v1 2026-12-02", "openai/m", null);
+ * assert.equal(await relative.recall("v1 2026-12-02", "openai/m"), undefined);
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export function priceMemoFor(env?: (name: string) => string | undefined): PriceMemo {
-  const dir = cacheDir((name) => env?.(name) ?? Deno.env.get(name));
-  return dir === undefined ? NO_MEMO : filePriceMemo(dir);
+export function priceMemoFor(
+  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
+): PriceMemo {
+  let dir: string | undefined;
+  try {
+    dir = cacheDir(env);
+  } catch {
+    // No permission to read the environment: nothing is kept.
+  }
+  return dir === undefined || !isAbsolute(dir) ? NO_MEMO : filePriceMemo(dir);
 }

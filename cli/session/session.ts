@@ -508,7 +508,8 @@ export class AgentSession {
     const { models } = this.host.config;
     const info = await this.#facts.learn(resolved.preset, resolved.model, this.#client!, {
       overrides: models,
-      priceMemo: this.#priceMemo ??= priceMemoFor(this.#options.env),
+      // The process's own environment: `options.env` is for the provider's key.
+      priceMemo: this.#priceMemo ??= priceMemoFor(),
     });
     // The catalog knows better than the preset whether this model takes images (unless the
     // session switched while it was asked).

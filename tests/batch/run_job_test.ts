@@ -96,6 +96,9 @@ Deno.test("a repo+ref job clones the repository at the ref and reports its diff"
   assert.match(result.diff, /\+\+\+ b\/notes\/new\.txt\n@@ -0,0 \+1 @@\n\+a new file/);
   // The clone went with the job; the origin is as it was.
   assert.equal((await git(bare, "log", "--format=%s", "feature")).trim(), "feature\nmain");
+  // The job's key reader answers every name with the key: nothing was taken for a folder (the
+  // price cache once was, and wrote `sk-run-job-test-key/prices.json` where the test ran).
+  await assert.rejects(Deno.stat(join(Deno.cwd(), KEY)), Deno.errors.NotFound);
 
   await assert.rejects(
     runJob({ ...spec, ref: "no-such-branch" }, t.options),

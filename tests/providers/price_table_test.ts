@@ -165,7 +165,7 @@ Deno.test("the price table's answer is kept in the memo, and a kept answer spare
     providePriceTable(() => {
       loads++;
       return Promise.resolve(table);
-    });
+    }, "test-table@1");
     const first = await resolveModelInfo(anthropic, "m", { priceMemo: memo });
     assert.deepEqual(first.prices, { input: 2 });
     assert.equal(first.contextWindow, 64_000);
@@ -184,7 +184,7 @@ Deno.test("the price table's answer is kept in the memo, and a kept answer spare
     providePriceTable(() => {
       loads++;
       return Promise.resolve(table);
-    });
+    }, "test-table@1");
     assert.deepEqual(await resolveModelInfo(anthropic, "m", { priceMemo: memo }), first);
     assert.equal(loads, 1, "a kept answer loads nothing");
     // "No such model" is kept too: looked up once, then recalled.
@@ -194,7 +194,7 @@ Deno.test("the price table's answer is kept in the memo, and a kept answer spare
     providePriceTable(() => {
       loads++;
       return Promise.resolve(table);
-    });
+    }, "test-table@1");
     assert.deepEqual((await resolveModelInfo(anthropic, "x", { priceMemo: memo })).sources, []);
     assert.equal(loads, 2, "a kept 'no such model' loads nothing");
   } finally {
@@ -203,6 +203,7 @@ Deno.test("the price table's answer is kept in the memo, and a kept answer spare
 });
 
 Deno.test("a kept answer of the wrong shape is looked up again; a table that fails to load keeps nothing", async () => {
+  providePriceTable(() => import("@pydantic/genai-prices"), "genai-prices@test");
   const memo = memoryMemo();
   const scopeOf = async () => {
     await resolveModelInfo(anthropic, "claude-sonnet-4-6", { priceMemo: memo });
@@ -228,9 +229,30 @@ Deno.test("a kept answer of the wrong shape is looked up again; a table that fai
   );
   const failing = memoryMemo();
   try {
-    providePriceTable(() => Promise.reject(new Error("not installed")));
+    providePriceTable(() => Promise.reject(new Error("not installed")), "broken@1");
     await resolveModelInfo(anthropic, "claude-sonnet-4-6", { priceMemo: failing });
     assert.equal(failing.kept.size, 0, "a table that did not load says nothing of the model");
+  } finally {
+    providePriceTable(() => import("@pydantic/genai-prices"));
+  }
+});
+
+Deno.test("a stand-in table provided without a version is never kept nor recalled", async () => {
+  const memo = memoryMemo();
+  let loads = 0;
+  try {
+    providePriceTable(() => {
+      loads++;
+      return Promise.resolve({
+        findProvider: () => ({ id: "anthropic", models: [{ id: "m" }] }),
+        calcPrice: () => ({ model: { id: "m", context_window: 1000 }, model_price: {} }),
+      });
+    });
+    await memo.keep("anything", "anthropic/m", { sources: ["price-table"], contextWindow: 5 });
+    const info = await resolveModelInfo(anthropic, "m", { priceMemo: memo });
+    assert.equal(info.contextWindow, 1000, "the table's answer, not a kept one");
+    assert.equal(loads, 1);
+    assert.deepEqual([...memo.scopes], ["anything"], "nothing kept for it");
   } finally {
     providePriceTable(() => import("@pydantic/genai-prices"));
   }
