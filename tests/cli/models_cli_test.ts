@@ -273,7 +273,7 @@ Deno.test("every bundled preset's catalog is imported literally by standalone.ts
   );
   assert.deepEqual(missing, [], "a single-file build could not load their snapshot");
   assert.ok(
-    standalone.includes('providePriceTable(() => import("@pydantic/genai-prices"))'),
+    standalone.includes('providePriceTable(() => import("@pydantic/genai-prices"), '),
     "a single-file build could not load the price table",
   );
 });
