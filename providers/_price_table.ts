@@ -128,17 +128,24 @@ export async function priceTableModel(
   return info;
 }
 
-// The table's version (the module it is loaded from: its path names the package's version) and
-// the day in UTC; undefined when the module cannot be named (then nothing is kept).
+// The table's version and the day in UTC; undefined when the version cannot be named (then
+// nothing is kept). The package's path names its version (`.../@pydantic+genai-prices@0.1.8/...`
+// in a node_modules folder, `.../genai-prices/0.1.8/...` in Deno's cache), so every copy of amber
+// with the same table (a clone, the installed command) shares one scope.
 function memoScope(at: Date): string | undefined {
   let version: string;
   try {
     if (provided !== undefined && providedVersion === undefined) return undefined;
-    version = providedVersion ?? import.meta.resolve("@pydantic/genai-prices");
+    version = providedVersion ?? tableVersion(import.meta.resolve("@pydantic/genai-prices"));
   } catch {
     return undefined;
   }
   return `${version} ${at.toISOString().slice(0, 10)}`;
+}
+
+function tableVersion(url: string): string {
+  const version = /genai-prices[@/](\d+\.\d+\.\d+[\w.+-]*)\//.exec(url)?.[1];
+  return version === undefined ? url : `genai-prices@${version}`;
 }
 
 // A kept answer, if it has the shape `lookUp` gives; anything else is looked up again.

@@ -94,6 +94,9 @@ Deno.test("amber run with a model only the price table knows: the same cost from
   const path = join(cache, "prices.json");
   const kept = JSON.parse(await Deno.readTextFile(path));
   assert.deepEqual(kept.models["openai/gpt-5.5"].prices, { input: 5, output: 30, cacheRead: 0.5 });
+  // Kept under the table's version and the day, not where this copy of amber keeps it: a clone
+  // and the installed command share it.
+  assert.match(kept.scope, /^genai-prices@\d+\.\d+\.\d+ \d{4}-\d{2}-\d{2}$/);
   const written = (await Deno.stat(path)).mtime;
   // Another config directory (as `amber demo` and batch jobs start with) reads the same answer,
   // and writes nothing: it did not look the model up.
