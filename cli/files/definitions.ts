@@ -100,7 +100,10 @@ export interface LoadedFolder<T> {
   readonly problems: readonly FileProblem[];
 }
 
-/** Where the plugin contributing a folder's definitions runs, for F2's capability builders. */
+/**
+ * Where the plugin contributing a folder's definitions runs, for the builders of its capabilities
+ * (`skills.ts`, `agents.ts`, `markdown_commands.ts`).
+ */
 export interface FilesContext {
   /** The contributing plugin (`files.skills`, `files.skills-claude`...). */
   readonly pluginId: string;

@@ -33,7 +33,6 @@ import {
   SessionFile,
 } from "@amber/core/kernel";
 import { ProviderClient } from "@amber/providers/client";
-import type { PriceMemo } from "@amber/providers/model-catalog";
 import type { Host } from "../host.ts";
 import {
   accountSettings,
@@ -97,7 +96,9 @@ export class AgentSession {
   #usage = { promptTokens: 0, completionTokens: 0 };
   readonly #spending = new Spending();
   readonly #facts = new ModelFacts();
-  #priceMemo: PriceMemo | undefined;
+  // Where the price table's answers are kept: the process's own cache folder, not `options.env`
+  // (that reads the provider's key).
+  readonly #priceMemo = priceMemoFor();
   #busy = false;
   #ask: ApprovalHandler | undefined;
 
@@ -508,8 +509,7 @@ export class AgentSession {
     const { models } = this.host.config;
     const info = await this.#facts.learn(resolved.preset, resolved.model, this.#client!, {
       overrides: models,
-      // The process's own environment: `options.env` is for the provider's key.
-      priceMemo: this.#priceMemo ??= priceMemoFor(),
+      priceMemo: this.#priceMemo,
     });
     // The catalog knows better than the preset whether this model takes images (unless the
     // session switched while it was asked).

@@ -16,7 +16,7 @@ import {
   toolError,
 } from "../_workspace.ts";
 import { toolPlugin } from "../tool_plugin.ts";
-import type { SearchOutcome, SearchQuery } from "./_walk.ts";
+import { ripgrepSearch, type SearchOutcome, type SearchQuery, walkSearch } from "./_walk.ts";
 
 export {
   compileRule,
@@ -169,8 +169,6 @@ async function search(
   let outcome: SearchOutcome | undefined;
   let rgError: string | undefined;
   try {
-    // The engines load with the first search: a session that never searches never loads them.
-    const { ripgrepSearch, walkSearch } = await import("./_walk.ts");
     const rg = engine !== "builtin" && await hasCommand("rg");
     if (engine === "ripgrep" && !rg) {
       return toolError("ripgrep (rg) is not installed, and this search was set to use it");

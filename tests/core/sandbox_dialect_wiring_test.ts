@@ -11,6 +11,7 @@ import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { createRegistries } from "@amber/registries";
 import { OPEN_BOUND } from "../_helpers.ts";
 import { memoryProcesses } from "./_memory_connection.ts";
+import { fixtureProcess } from "./_fixture_process.ts";
 
 const KEY = "sk-test-0123456789";
 
@@ -99,15 +100,7 @@ Deno.test("a real plugin process decodes its own wire; the host sends the reques
   const fixture = new URL("./_sandbox_dialect_fixtures/wire.ts", import.meta.url);
   const workspace = await Deno.makeTempDir({ prefix: "amber_dialect_" });
   const sandboxed = await loadSandboxedPlugin({
-    specifier: fixture.href,
-    pluginId: "wire",
-    expectedId: "wire",
-    grant: {},
-    workspace,
-    dataDir: `${workspace}/.data`,
-    readFolders: [new URL(".", fixture).pathname],
-    hostVersion: "1.0.0",
-    importTimeoutMs: 30_000,
+    ...fixtureProcess(fixture, "wire", workspace),
   });
   const runtime = new PluginRuntime({
     registries: createRegistries({ coreFlavors: { openai: () => openaiDialect() } }),

@@ -4,20 +4,14 @@
 import assert from "node:assert/strict";
 import { loadSandboxedPlugin } from "@amber/core/sandbox";
 import { makeRuntime } from "../_helpers.ts";
+import { fixtureProcess } from "./_fixture_process.ts";
 
 Deno.test("a plugin spinning from a timer, with nothing amber calls, is killed by the liveness check", async () => {
   const fixture = new URL("./_sandboxed_plugin_fixtures/timer_spin.ts", import.meta.url);
   const workspace = await Deno.makeTempDir({ prefix: "amber_liveness_" });
   const { runtime } = makeRuntime({ config: { plugins: {}, timeouts: { hook: 300 } } });
   const sandboxed = await loadSandboxedPlugin({
-    specifier: fixture.href,
-    pluginId: "timer_spin",
-    grant: {},
-    workspace,
-    dataDir: `${workspace}/.data`,
-    readFolders: [new URL(".", fixture).pathname],
-    hostVersion: "1.0.0",
-    importTimeoutMs: 30_000,
+    ...fixtureProcess(fixture, "timer_spin", workspace),
     livenessMs: 100,
     onFault: (fault) => runtime.fail(fault.pluginId, fault.where, fault.message),
   });

@@ -18,6 +18,7 @@ import { isOutputProgress, outputProgress } from "../../core/sandbox/_tool_outpu
 import { makeRuntime, OPEN_BOUND } from "../_helpers.ts";
 import { runOptions, ScriptedModel } from "./_kernel_script.ts";
 import { memoryProcesses } from "./_memory_connection.ts";
+import { fixtureProcess } from "./_fixture_process.ts";
 
 const OBJECT = { type: "object" } as const;
 
@@ -180,15 +181,7 @@ Deno.test("a real plugin process streams output to the host, and its flood is cu
   const workspace = await Deno.makeTempDir({ prefix: "amber_sandbox_output_" });
   const { runtime, registries } = makeRuntime({ config: { plugins: {} } });
   const sandboxed = await loadSandboxedPlugin({
-    specifier: fixture.href,
-    pluginId: "streamer",
-    expectedId: "streamer",
-    grant: {},
-    workspace,
-    dataDir: `${workspace}/.data`,
-    readFolders: [new URL(".", fixture).pathname],
-    hostVersion: "1.0.0",
-    importTimeoutMs: 30_000,
+    ...fixtureProcess(fixture, "streamer", workspace),
     onFault: (fault) => runtime.fail(fault.pluginId, fault.where, fault.message),
   });
   try {

@@ -15,6 +15,7 @@ import {
 import { contents, makePlugin, makeRuntime } from "../_helpers.ts";
 import { memoryProcesses } from "./_memory_connection.ts";
 import { boxPlugin, OBJECT, result, scene, SPAWN, verdictIn } from "./_sandboxed_box.ts";
+import { fixtureProcess } from "./_fixture_process.ts";
 
 Deno.test("a switch-off removes everything and ends the process; on again restarts it", async () => {
   await using s = await scene();
@@ -233,15 +234,7 @@ Deno.test("a real plugin process: a round trip, a spin killed at its deadline, a
     config: { plugins: {}, timeouts: { tool: 1_000, toolGrace: 100 } },
   });
   const sandboxed = await loadSandboxedPlugin({
-    specifier: fixture.href,
-    pluginId: "unruly",
-    expectedId: "unruly",
-    grant: {},
-    workspace,
-    dataDir: `${workspace}/.data`,
-    readFolders: [new URL(".", fixture).pathname],
-    hostVersion: "1.0.0",
-    importTimeoutMs: 30_000,
+    ...fixtureProcess(fixture, "unruly", workspace),
     onLog: (line) => logged.push(line),
     onFault: (fault) => {
       faults.push(fault);
