@@ -8,7 +8,9 @@
  *
  * The file is a cache: a missing, unreadable or malformed one is read as empty and written anew,
  * what it holds is checked again by the catalog, and two processes writing at once lose at most
- * an entry (each write replaces the whole file, atomically).
+ * an entry (each write replaces the whole file, atomically). It holds a few scopes side by side, so
+ * that two builds of amber on one machine (a clone and the single-file build, or two versions),
+ * started in turn, do not each throw the other's answers away.
  *
  * @module
  */
@@ -20,13 +22,14 @@ import { writeTextAtomic } from "../atomic_file.ts";
 /** The most models one scope keeps; past it, the oldest entries go. */
 const MAX_ENTRIES = 200;
 
-/** A file larger than this is not read (200 entries take some 40 KB). */
+/** The most scopes the file keeps; past it, the one written longest ago goes. */
+const MAX_SCOPES = 4;
+
+/** A file larger than this is not read (4 scopes of 200 entries take some 160 KB). */
 const MAX_BYTES = 1024 * 1024;
 
-interface Kept {
-  readonly scope: string;
-  readonly models: Record<string, unknown>;
-}
+/** What the file holds: each scope's models, the scope written last at the end. */
+type Kept = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
 /**
  * amber's cache folder: `$AMBER_CACHE_DIR`, else `$XDG_CACHE_HOME/amber`, else `~/.cache/amber`;
@@ -69,24 +72,28 @@ export function cacheDir(env: (name: string) => string | undefined): string | un
  */
 export function filePriceMemo(dir: string): PriceMemo {
   const path = join(dir, "prices.json");
-  let kept: Promise<Kept | undefined> | undefined;
+  let kept: Promise<Kept> | undefined;
   const read = () => kept ??= readKept(path);
   return {
     async recall(scope, key) {
       const now = await read();
-      return now?.scope === scope && Object.hasOwn(now.models, key) ? now.models[key] : undefined;
+      const models = Object.hasOwn(now, scope) ? now[scope] : undefined;
+      return models !== undefined && Object.hasOwn(models, key) ? models[key] : undefined;
     },
     async keep(scope, key, value) {
       const now = await read();
-      const earlier = now?.scope === scope ? Object.entries(now.models) : [];
+      const earlier = Object.hasOwn(now, scope) ? Object.entries(now[scope]) : [];
       const models = Object.fromEntries(
         [...earlier.filter(([name]) => name !== key), [key, value] as const].slice(-MAX_ENTRIES),
       );
-      const next: Kept = { scope, models };
+      const others = Object.entries(now).filter(([name]) => name !== scope);
+      const next: Kept = Object.fromEntries(
+        [...others, [scope, models] as const].slice(-MAX_SCOPES),
+      );
       kept = Promise.resolve(next);
       try {
         await Deno.mkdir(dir, { recursive: true });
-        await writeTextAtomic(path, `${JSON.stringify(next)}\n`);
+        await writeTextAtomic(path, `${JSON.stringify({ scopes: next })}\n`);
       } catch {
         // A cache that cannot be written costs the next start a lookup, nothing more.
       }
@@ -94,26 +101,31 @@ export function filePriceMemo(dir: string): PriceMemo {
   };
 }
 
-async function readKept(path: string): Promise<Kept | undefined> {
+async function readKept(path: string): Promise<Kept> {
   let text: string;
   try {
     // Not a FIFO or a device left in its place, which would hold the start; nor a huge file.
     const info = await Deno.stat(path);
-    if (!info.isFile || info.size > MAX_BYTES) return undefined;
+    if (!info.isFile || info.size > MAX_BYTES) return {};
     text = await Deno.readTextFile(path);
   } catch {
-    return undefined;
+    return {};
   }
+  let scopes: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== "object" || value === null) return undefined;
-    const { scope, models } = value as Record<string, unknown>;
-    if (typeof scope !== "string") return undefined;
-    if (typeof models !== "object" || models === null || Array.isArray(models)) return undefined;
-    return { scope, models: models as Record<string, unknown> };
+    scopes = (JSON.parse(text) as { scopes?: unknown } | null)?.scopes;
   } catch {
-    return undefined;
+    return {};
   }
+  if (!isRecord(scopes)) return {};
+  // A scope whose models are not an object is dropped; the others are kept.
+  return Object.fromEntries(
+    Object.entries(scopes).filter(([, models]) => isRecord(models)),
+  ) as Kept;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 // Nothing is kept when there is no cache folder to keep it in.
@@ -136,7 +148,7 @@ const NO_MEMO: PriceMemo = {
  * await memo.keep("v1 2026-12-02", "openai/m", null);
  * assert.equal(
  *   await Deno.readTextFile(`${dir}/prices.json`),
- *   '{"scope":"v1 2026-12-02","models":{"openai/m":null}}\n',
+ *   '{"scopes":{"v1 2026-12-02":{"openai/m":null}}}\n',
  * );
  * // A relative folder (a reader that answers anything) keeps nothing.
  * const relative = priceMemoFor(() => "sk-not-a-folder");

@@ -1,5 +1,6 @@
 // The price table's answers kept in amber's cache folder (cli/session/price_memo.ts): what one
-// process kept, the next reads, within the same scope; a file that is missing, malformed, too big
+// process kept, the next reads, within the same scope; a few scopes live side by side (two builds
+// of amber started in turn keep each other's answers); a file that is missing, malformed, too big
 // or not a file at all is read as empty and nothing breaks; and end to end, `amber run` with a
 // model only the price table describes prices its turn the same whether the table was loaded or
 // its answer was read from the file, whichever config directory it runs with.
@@ -13,7 +14,7 @@ import { runAmber } from "./_subprocess.ts";
 
 const SCOPE = "table@1 2026-12-02";
 
-Deno.test("what one process keeps the next recalls, in its scope only; another scope replaces it", async () => {
+Deno.test("what one process keeps the next recalls, in its scope only", async () => {
   await using tmp = await tempDir();
   const info = { id: "m", contextWindow: 8192, prices: { input: 1 }, sources: ["price-table"] };
   await filePriceMemo(tmp.dir).keep(SCOPE, "openai/m", info);
@@ -25,10 +26,15 @@ Deno.test("what one process keeps the next recalls, in its scope only; another s
   // A model named like an Object member is no entry.
   assert.equal(await next.recall(SCOPE, "constructor"), undefined);
   assert.equal(await next.recall("table@1 2026-12-03", "openai/m"), undefined);
-  // The next day's first answer replaces the whole file.
+  assert.equal(await next.recall("__proto__", "openai/m"), undefined);
   await next.keep("table@1 2026-12-03", "openai/m", null);
   const text = await Deno.readTextFile(join(tmp.dir, "prices.json"));
-  assert.deepEqual(JSON.parse(text), { scope: "table@1 2026-12-03", models: { "openai/m": null } });
+  assert.deepEqual(JSON.parse(text), {
+    scopes: {
+      [SCOPE]: { "openai/m": info, "openai/none": null },
+      "table@1 2026-12-03": { "openai/m": null },
+    },
+  });
   assert.deepEqual(
     [...Deno.readDirSync(tmp.dir)].map((entry) => entry.name),
     ["prices.json"],
@@ -41,23 +47,64 @@ Deno.test("the file keeps at most 200 models, the newest", async () => {
   const memo = filePriceMemo(tmp.dir);
   for (let i = 0; i < 205; i++) await memo.keep(SCOPE, `openai/m${i}`, null);
   const kept = JSON.parse(await Deno.readTextFile(join(tmp.dir, "prices.json")));
-  const names = Object.keys(kept.models);
+  const names = Object.keys(kept.scopes[SCOPE]);
   assert.equal(names.length, 200);
   assert.equal(names[0], "openai/m5");
   assert.equal(names.at(-1), "openai/m204");
 });
 
+Deno.test("two builds started in turn keep each other's answers; past four scopes the one written longest ago goes", async () => {
+  await using tmp = await tempDir();
+  // A clone and the single-file build (or two versions) each have their own scope.
+  const clone = "genai-prices@0.1.8 2026-12-02";
+  const bundle = "amber 0.1.0 single-file build 2026-12-02";
+  await filePriceMemo(tmp.dir).keep(clone, "openai/gpt-5.5", null);
+  await filePriceMemo(tmp.dir).keep(bundle, "openai/gpt-5.5", null);
+  assert.equal(await filePriceMemo(tmp.dir).recall(clone, "openai/gpt-5.5"), null);
+  assert.equal(await filePriceMemo(tmp.dir).recall(bundle, "openai/gpt-5.5"), null);
+  // Written again, a scope counts as the newest.
+  await filePriceMemo(tmp.dir).keep(clone, "openai/other", null);
+  for (const day of ["2026-12-03", "2026-12-04", "2026-12-05"]) {
+    await filePriceMemo(tmp.dir).keep(`genai-prices@0.1.8 ${day}`, "openai/gpt-5.5", null);
+  }
+  const kept = JSON.parse(await Deno.readTextFile(join(tmp.dir, "prices.json")));
+  assert.deepEqual(Object.keys(kept.scopes), [
+    clone,
+    "genai-prices@0.1.8 2026-12-03",
+    "genai-prices@0.1.8 2026-12-04",
+    "genai-prices@0.1.8 2026-12-05",
+  ]);
+  assert.equal(await filePriceMemo(tmp.dir).recall(bundle, "openai/gpt-5.5"), undefined);
+});
+
 Deno.test("a malformed, oversized or special file is read as empty, and a write that fails is no error", async () => {
   await using tmp = await tempDir();
   const path = join(tmp.dir, "prices.json");
-  for (const text of ["{not json", "[]", '{"scope": 1, "models": {}}', '{"scope": "x"}', "null"]) {
+  const malformed = [
+    "{not json",
+    "[]",
+    "null",
+    '{"scopes": []}',
+    '{"scopes": null}',
+    `{"scopes": {"${SCOPE}": ["openai/m"]}}`,
+    `{"scopes": {"${SCOPE}": null}}`,
+    // The format before several scopes were kept.
+    `{"scope": "${SCOPE}", "models": {"openai/m": null}}`,
+  ];
+  for (const text of malformed) {
     await Deno.writeTextFile(path, text);
     assert.equal(await filePriceMemo(tmp.dir).recall(SCOPE, "openai/m"), undefined, text);
   }
+  // A malformed scope is dropped at the next write; the well-formed ones stay.
+  await Deno.writeTextFile(path, `{"scopes": {"bad": 3, "good": {"openai/x": null}}}`);
+  await filePriceMemo(tmp.dir).keep(SCOPE, "openai/m", null);
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(path)), {
+    scopes: { good: { "openai/x": null }, [SCOPE]: { "openai/m": null } },
+  });
   // Too big to be this cache: not read (the check is on the size, not the content).
   await Deno.writeTextFile(
     path,
-    JSON.stringify({ scope: SCOPE, models: { "openai/m": null } }) + " ".repeat(1024 * 1024),
+    JSON.stringify({ scopes: { [SCOPE]: { "openai/m": null } } }) + " ".repeat(1024 * 1024),
   );
   assert.equal(await filePriceMemo(tmp.dir).recall(SCOPE, "openai/m"), undefined);
   // A FIFO in its place would block a read forever: it is not opened.
@@ -93,10 +140,13 @@ Deno.test("amber run with a model only the price table knows: the same cost from
   assert.match(first.err, /amber: this turn cost \$0\.530\n/);
   const path = join(cache, "prices.json");
   const kept = JSON.parse(await Deno.readTextFile(path));
-  assert.deepEqual(kept.models["openai/gpt-5.5"].prices, { input: 5, output: 30, cacheRead: 0.5 });
   // Kept under the table's version and the day, not where this copy of amber keeps it: a clone
   // and the installed command share it.
-  assert.match(kept.scope, /^genai-prices@\d+\.\d+\.\d+ \d{4}-\d{2}-\d{2}$/);
+  const [scope, ...more] = Object.keys(kept.scopes);
+  assert.deepEqual(more, []);
+  assert.match(scope, /^genai-prices@\d+\.\d+\.\d+ \d{4}-\d{2}-\d{2}$/);
+  const models = kept.scopes[scope];
+  assert.deepEqual(models["openai/gpt-5.5"].prices, { input: 5, output: 30, cacheRead: 0.5 });
   const written = (await Deno.stat(path)).mtime;
   // Another config directory (as `amber demo` and batch jobs start with) reads the same answer,
   // and writes nothing: it did not look the model up.
@@ -107,12 +157,12 @@ Deno.test("amber run with a model only the price table knows: the same cost from
   // The kept answer is what the next run reads (the table is not loaded to check it): edited
   // by hand, its prices are believed only within their checks. An input price of the wrong type
   // is none, and a model priced by halves shows no cost rather than a wrong one.
-  kept.models["openai/gpt-5.5"].prices = { input: 1, output: 2 };
+  models["openai/gpt-5.5"].prices = { input: 1, output: 2 };
   await Deno.writeTextFile(path, JSON.stringify(kept));
   const third = await turn(join(tmp.dir, "one"));
   assert.equal(third.code, 0, third.err);
   assert.match(third.err, /amber: this turn cost \$0\.102\n/);
-  kept.models["openai/gpt-5.5"].prices = { input: "free", output: 30 };
+  models["openai/gpt-5.5"].prices = { input: "free", output: 30 };
   await Deno.writeTextFile(path, JSON.stringify(kept));
   const fourth = await turn(join(tmp.dir, "one"));
   assert.equal(fourth.code, 0, fourth.err);
