@@ -8,11 +8,14 @@
 // then warm, as for any second run); the cases alternate and their order reverses every round, so
 // a change in the machine's load falls on every case alike. Medians are printed.
 //
-// deno run -A bench/command_bench.ts [--cases=version,plugins,run,demo] [rounds] [checkout...]
+// deno run -A bench/command_bench.ts [--cases=version,plugins,run,demo] [--installed] [rounds]
+//   [checkout...]
 //
 // Without checkouts it measures this one. With several (`/tmp/before .`), every case runs from each
 // of them in the same rounds and the ratio to the first checkout is printed: a before/after
-// comparison taken in one run.
+// comparison taken in one run. With `--installed`, a checkout that has a `deno task install` is
+// installed into a temporary root first and its `amber` command is what runs (a checkout without
+// one runs as its `deno task amber` does, which is how its users ran amber).
 
 import { median } from "./_cases.ts";
 import { fileURLToPath } from "node:url";
@@ -20,7 +23,8 @@ import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 
 const HERE = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const only = Deno.args.find((arg) => arg.startsWith("--cases="))?.slice("--cases=".length);
-const [roundsArg, ...dirs] = Deno.args.filter((arg) => !arg.startsWith("--cases="));
+const installed = Deno.args.includes("--installed");
+const [roundsArg, ...dirs] = Deno.args.filter((arg) => !arg.startsWith("--"));
 const rounds = Number(roundsArg ?? 9);
 const checkouts = dirs.length > 0 ? dirs.map((dir) => Deno.realPathSync(dir)) : [HERE];
 
@@ -38,6 +42,7 @@ interface Case {
   readonly what: string;
   /** The checkout, or undefined for the floor. */
   readonly checkout?: string;
+  /** The program and its arguments. */
   readonly args: readonly string[];
   readonly before?: () => void;
 }
@@ -48,7 +53,9 @@ const scriptOneToolCall = () =>
     { text: "It says forty-two.", usage: { promptTokens: 50, completionTokens: 5 } },
   );
 
-const cases: Case[] = [{ what: "deno run of a one-line file (floor)", args: ["run", oneLine] }];
+const cases: Case[] = [
+  { what: "deno run of a one-line file (floor)", args: [Deno.execPath(), "run", oneLine] },
+];
 // amber is run the way the checkout's `deno task amber` runs it (all permissions granted), which is
 // also how the command `deno task install` writes runs it.
 function taskFlags(checkout: string): string[] {
@@ -58,8 +65,36 @@ function taskFlags(checkout: string): string[] {
   return run.split(/\s+/).filter((flag) => flag.startsWith("--") && !flag.startsWith("--allow-"));
 }
 
+// The checkout's `deno task install` into a temporary root: its `amber` command, or undefined when
+// the checkout has no such task.
+async function install(checkout: string): Promise<string | undefined> {
+  const config = JSON.parse(Deno.readTextFileSync(`${checkout}/deno.json`));
+  if (config.tasks?.install === undefined) return undefined;
+  const root = await Deno.makeTempDir({ prefix: "amber-bench-root-" });
+  roots.push(root);
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "install"],
+    cwd: checkout,
+    env: { DENO_INSTALL_ROOT: root },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!output.success) {
+    throw new Error(
+      `deno task install failed in ${checkout}:\n${new TextDecoder().decode(output.stderr)}`,
+    );
+  }
+  return `${root}/bin/amber`;
+}
+const roots: string[] = [];
+const forms: string[] = [];
+
 for (const checkout of checkouts) {
-  const amber = ["run", "-A", ...taskFlags(checkout), `${checkout}/cli/main.ts`];
+  const command = installed ? await install(checkout) : undefined;
+  forms.push(`${checkout}: ${command === undefined ? "as its deno task amber runs" : "installed"}`);
+  const amber = command !== undefined
+    ? [command]
+    : [Deno.execPath(), "run", "-A", ...taskFlags(checkout), `${checkout}/cli/main.ts`];
   const mine: Case[] = [
     { key: "version", what: "amber --version", checkout, args: [...amber, "--version"] },
     { key: "plugins", what: "amber plugins list", checkout, args: [...amber, "plugins", "list"] },
@@ -95,7 +130,7 @@ function isFile(path: string): boolean {
 
 async function measure(c: Case): Promise<Sample> {
   c.before?.();
-  const time = ["/usr/bin/time", "-v", Deno.execPath(), ...c.args];
+  const time = ["/usr/bin/time", "-v", ...c.args];
   const [command, ...args] = perf ? [PERF, "stat", "-x,", "-e", "task-clock", ...time] : time;
   const start = performance.now();
   const output = await new Deno.Command(command, {
@@ -135,6 +170,7 @@ const load = Deno.permissions.querySync({ name: "sys", kind: "loadavg" }).state 
   ? `; load average ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")}`
   : "";
 console.log(`${rounds} rounds, medians; CPU from ${perf ? "perf stat" : "time"}${load}`);
+if (installed) console.log(`amber run from each checkout: ${forms.join("; ")}`);
 for (const c of cases) {
   const ms = medianOf(c, "ms");
   const cpu = medianOf(c, "cpuMs");
@@ -152,3 +188,4 @@ for (const c of cases) {
 await server.close();
 await Deno.remove(configDir, { recursive: true });
 await Deno.remove(workspace, { recursive: true });
+for (const root of roots) await Deno.remove(root, { recursive: true });

@@ -6,8 +6,8 @@
  * a literal in it (reading and hashing each file, resolving each npm package), though none of it
  * runs. A literal import of the terminal UI, the sandbox or the MCP SDK would make every start pay
  * for a graph it may never load. So these are imported by a computed specifier, and a single-file
- * build (`standalone.ts`, the entry of the bundle and of `deno compile`, which must see every
- * module) hands over literal imports for the same names with {@linkcode provideModules}.
+ * build (`single_file.ts`, what the bundles and `deno compile` run, which must see every module)
+ * hands over literal imports for the same names with {@linkcode provideModules}.
  *
  * Only for what is loaded before a session's screen starts (a command, the host's parts): a
  * module graph Deno has not read yet is read when it is imported, and on a terminal Deno draws a

@@ -1,33 +1,46 @@
 /**
- * What a sandboxed plugin's process runs before the plugin's specifier. From a source checkout
- * that is core's plugin-process module (the sandbox's default); the single-file bundle has no
- * such module beside it, so `standalone.ts` says, through {@linkcode runAsPluginProcessFrom},
- * that the bundle itself is the entry: it runs the plugin process when its first argument is
- * {@linkcode PLUGIN_PROCESS_FLAG}.
+ * What a sandboxed plugin's process runs before the plugin's specifier, and where amber's own
+ * packages resolve in it. From a source checkout that is core's plugin-process module and the
+ * checkout (the sandbox's defaults); a single-file build has no such module beside it, so its
+ * entry says, through {@linkcode runAsPluginProcessFrom}, that the build itself is the entry: it
+ * runs the plugin process when its first argument is {@linkcode PLUGIN_PROCESS_FLAG}. The
+ * installed build also says where its packages are (`deno task install`: an import map to the
+ * build's own modules, so that a plugin importing `@amber/core` gets the same classes as amber).
  *
  * @module
  */
+
+import type { AmberPackages } from "@amber/core/sandbox";
 
 /** The first argument that makes the bundle run a plugin process instead of amber. */
 export const PLUGIN_PROCESS_FLAG = "--amber-plugin-process";
 
 let bundleEntry: readonly string[] | undefined;
+let bundlePackages: AmberPackages | undefined;
 
 /**
  * Records that amber runs as the single-file program `mainModule`: plugin processes then run
- * `mainModule --amber-plugin-process <specifier>`.
+ * `mainModule --amber-plugin-process <specifier>`, with `packages` as where `@amber/*` resolve
+ * (none: they do not, as from the one-file bundle).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { pluginProcessEntry, runAsPluginProcessFrom } from "./plugin_process_entry.ts";
+ * import {
+ *   pluginProcessEntry,
+ *   pluginProcessPackages,
+ *   runAsPluginProcessFrom,
+ * } from "./plugin_process_entry.ts";
  * assert.equal(pluginProcessEntry(), undefined);
- * runAsPluginProcessFrom("file:///opt/amber.js");
- * assert.deepEqual(pluginProcessEntry(), ["file:///opt/amber.js", "--amber-plugin-process"]);
+ * const packages = { config: "/opt/amber/deno.json", folders: ["/opt/amber"] };
+ * runAsPluginProcessFrom("file:///opt/amber/main.js", packages);
+ * assert.deepEqual(pluginProcessEntry(), ["file:///opt/amber/main.js", "--amber-plugin-process"]);
+ * assert.deepEqual(pluginProcessPackages(), packages);
  * ```
  */
-export function runAsPluginProcessFrom(mainModule: string): void {
+export function runAsPluginProcessFrom(mainModule: string, packages?: AmberPackages): void {
   bundleEntry = [mainModule, PLUGIN_PROCESS_FLAG];
+  bundlePackages = packages;
 }
 
 /**
@@ -44,4 +57,19 @@ export function runAsPluginProcessFrom(mainModule: string): void {
  */
 export function pluginProcessEntry(): readonly string[] | undefined {
   return bundleEntry;
+}
+
+/**
+ * Where amber's packages resolve in a plugin process, or `undefined` for the sandbox's own
+ * default (the source checkout amber runs from, if any).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { pluginProcessPackages } from "./plugin_process_entry.ts";
+ * assert.equal(pluginProcessPackages(), undefined);
+ * ```
+ */
+export function pluginProcessPackages(): AmberPackages | undefined {
+  return bundlePackages;
 }

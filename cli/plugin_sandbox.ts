@@ -11,6 +11,7 @@ import { isAbsolute, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DeadlineError, type PluginPermissions } from "@amber/core";
 import {
+  type AmberPackages,
   loadSandboxedPlugin,
   type NpmResolution,
   type PluginManifest,
@@ -22,7 +23,7 @@ import {
 } from "@amber/core/sandbox";
 import { graphFolder, type ModuleGraph } from "./module_graph.ts";
 import { usesDataFolder } from "./plugin_grant.ts";
-import { pluginProcessEntry } from "./plugin_process_entry.ts";
+import { pluginProcessEntry, pluginProcessPackages } from "./plugin_process_entry.ts";
 import type { PluginSource } from "./plugin_source.ts";
 import { describeLoadError, ThirdPartyPluginError } from "./third_party_error.ts";
 import { VERSION } from "./version.ts";
@@ -133,6 +134,7 @@ export async function describeInSandbox(
       // The lock, the sessions and other plugins' state are out of reach whatever the grant.
       protect: await protectedPaths(settings.configDir, readFolders),
       ...(entry !== undefined ? { entry } : {}),
+      ...packagesOption(),
       ...(settings.onLog !== undefined
         ? { onLog: (line: string) => settings.onLog?.(source.file, line) }
         : {}),
@@ -205,6 +207,7 @@ export async function startSandboxed(
         ...(usesDataFolder(grant) ? [dataDir] : []),
       ]),
       ...(entry !== undefined ? { entry } : {}),
+      ...packagesOption(),
       ...(settings.onFault !== undefined ? { onFault: settings.onFault } : {}),
       ...(settings.onLog !== undefined
         ? { onLog: (line: string) => settings.onLog?.(id, line) }
@@ -354,4 +357,10 @@ async function isFolder(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+// Where `@amber/*` resolve in a plugin's process, when the build amber runs as says so.
+function packagesOption(): { packages?: AmberPackages } {
+  const packages = pluginProcessPackages();
+  return packages === undefined ? {} : { packages };
 }

@@ -1,7 +1,7 @@
 /**
  * `amber` as a process: runs the command line against the real standard streams and sets the
- * exit code. The two entry points share it: `main.ts` (for `deno run` and `deno install`) and
- * `standalone.ts` (for `deno bundle` and `deno compile`).
+ * exit code. `main.ts` (for `deno run`) and the single-file builds (`single_file.ts`, for
+ * `deno bundle`, `deno compile` and the build `deno task install` installs) share it.
  *
  * @module
  */

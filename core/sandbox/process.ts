@@ -39,6 +39,19 @@ import type { CallOptions, ConnectionEnd, PluginConnection } from "./connection.
 import { PeerClosedError, type ProtocolError, RpcPeer } from "./json_rpc.ts";
 import { denoPermissionFlags } from "./permissions.ts";
 
+/**
+ * Where a plugin's process finds amber's own packages, for a plugin that imports `@amber/core` or
+ * another of them at run time.
+ */
+export interface AmberPackages {
+  /** The config file the process runs with: its import map resolves `@amber/*`. Absolute. */
+  readonly config: string;
+  /** The folders those packages' modules are in: the process may read them. Absolute. */
+  readonly folders: readonly string[];
+  /** The lock file of the npm packages they import, which the plugin's own resolution joins. */
+  readonly lock?: string;
+}
+
 /** Options of {@linkcode spawnPluginProcess}. */
 export interface SpawnPluginOptions {
   /** The plugin module's specifier (`file:`, `npm:`, `jsr:`, `https:`), the last argument. */
@@ -58,6 +71,12 @@ export interface SpawnPluginOptions {
    * plugin-process entry beside this module, `child_main.ts`.
    */
   readonly entry?: readonly string[];
+  /**
+   * Where amber's own packages (`@amber/core` and the others) resolve in the process; by default
+   * the source checkout this module runs from, if it runs from one (else the process gets
+   * `--no-config`).
+   */
+  readonly packages?: AmberPackages;
   /** The `deno` executable; by default the one running the host. */
   readonly denoPath?: string;
   /**
@@ -176,11 +195,12 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * `https:` module, downloading and running code its lock never hashed; what its recorded graph
  * needs was fetched at `amber plugins add` (`deno info`). `--node-modules-dir=none` reads npm
  * packages from Deno's cache, so plugin processes starting side by side do not queue for the
- * lock of a `node_modules` folder (and start sooner). Run from a source checkout, the process gets
- * amber's root `deno.json` as its config (so `@amber/core` and the other packages resolve) and
- * may read the amber packages' folders (core, registries, providers, plugins, cli), so that a
- * plugin importing `@amber/core/testing` or another amber module can load it; elsewhere it gets
- * `--no-config`, and a `deno.json` in the workspace never applies to it.
+ * lock of a `node_modules` folder (and start sooner). The process gets the config of
+ * `packages` (so `@amber/core` and the other packages resolve) and may read their folders, so
+ * that a plugin importing `@amber/core/testing` or another amber module can load it: by default,
+ * run from a source checkout, amber's root `deno.json` and the packages' folders (core,
+ * registries, providers, plugins, cli); elsewhere it gets `--no-config`, and a `deno.json` in the
+ * workspace never applies to it.
  *
  * @example
  * ```ts
@@ -205,11 +225,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * ```
  */
 export function pluginProcessCommand(options: SpawnPluginOptions): PluginProcessCommand {
-  const root = sourceRoot();
-  const readFolders = [
-    ...options.readFolders,
-    ...(root === undefined ? [] : AMBER_PACKAGES.map((name) => join(root, name))),
-  ];
+  const packages = options.packages ?? checkoutPackages();
+  const readFolders = [...options.readFolders, ...packages?.folders ?? []];
   const flags = denoPermissionFlags(options.grant, {
     workspace: options.workspace,
     dataDir: options.dataDir,
@@ -225,7 +242,7 @@ export function pluginProcessCommand(options: SpawnPluginOptions): PluginProcess
       : [`--lock=${options.lockFile}`, "--frozen"]),
     "--cached-only",
     "--node-modules-dir=none",
-    ...(root === undefined ? ["--no-config"] : ["--config", join(root, "deno.json")]),
+    ...(packages === undefined ? ["--no-config"] : ["--config", packages.config]),
     ...flags,
     ...protectFlags(options.pluginId, options.protect ?? []),
     `--v8-flags=--max-old-space-size=${memory}`,
@@ -269,7 +286,9 @@ export function pluginProcessCommand(options: SpawnPluginOptions): PluginProcess
  * ```
  */
 export function spawnPluginProcess(options: SpawnPluginOptions): PluginProcess {
-  const lockFile = options.npm === undefined ? undefined : writeLockFile(options.npm);
+  const lockFile = options.npm === undefined
+    ? undefined
+    : writeLockFile(options.npm, (options.packages ?? checkoutPackages())?.lock);
   const command = pluginProcessCommand(lockFile === undefined ? options : { ...options, lockFile });
   let child: Deno.ChildProcess;
   try {
@@ -304,16 +323,15 @@ export function spawnPluginProcess(options: SpawnPluginOptions): PluginProcess {
   return spawned;
 }
 
-// amber's own lock (from a checkout: the process loads amber's packages too) with the plugin's
-// resolution added; a plugin's entry wins where both name a specifier.
-function writeLockFile(npm: NpmResolution): string {
-  const root = sourceRoot();
+// amber's own lock (the process may load amber's packages too) with the plugin's resolution
+// added; a plugin's entry wins where both name a specifier.
+function writeLockFile(npm: NpmResolution, amberLock: string | undefined): string {
   let base: { specifiers?: Record<string, string>; npm?: Record<string, unknown> } = {};
-  if (root !== undefined) {
+  if (amberLock !== undefined) {
     try {
-      base = JSON.parse(Deno.readTextFileSync(join(root, "deno.lock")));
+      base = JSON.parse(Deno.readTextFileSync(amberLock));
     } catch {
-      // No lock in the checkout: the plugin's resolution alone.
+      // No lock beside amber's packages: the plugin's resolution alone.
     }
   }
   const lock = {
@@ -465,6 +483,16 @@ function watchUnload(): void {
       }
     }
   });
+}
+
+// amber's packages as the source checkout this module runs from has them.
+function checkoutPackages(): AmberPackages | undefined {
+  const root = sourceRoot();
+  return root === undefined ? undefined : {
+    config: join(root, "deno.json"),
+    folders: AMBER_PACKAGES.map((name) => join(root, name)),
+    lock: join(root, "deno.lock"),
+  };
 }
 
 let root: string | undefined | null = null;

@@ -1,12 +1,14 @@
 // `deno task install` (the README's first step) installs `amber` as a command that works in any
-// folder: installed into a temporary root, the command runs from a folder with no deno.json,
-// resolves the workspace's packages and npm dependencies, and reads its own config directory. It
-// reads its npm packages from the `node_modules` the install filled, without checking that folder
-// again at every start (`--node-modules-dir=manual`: the start-up cost of that check grows with
-// the number of packages).
+// folder: installed into a temporary root, the command runs from a folder with no deno.json and
+// reads its own config directory. What it runs is the build tools/install.ts makes (the
+// single-file build, split into chunks and minified) in `lib/amber/` of the install root, with a
+// config that maps `@amber/*` to that build's own modules and reads no npm package. So a trusted
+// plugin that imports `@amber/core` gets amber's own classes (not a second copy of the package),
+// and a sandboxed plugin that imports it loads in its process.
 
 import { match, strictEqual } from "node:assert/strict";
 import { delimiter, dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { VERSION } from "@amber/cli";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { tempDir } from "../_helpers.ts";
@@ -27,7 +29,11 @@ Deno.test("deno task install puts an amber command in the install root that work
   strictEqual(installed.code, 0, installed.err);
   const command = join(root, "bin", "amber");
   strictEqual((await Deno.stat(command)).isFile, true, `${command} was not written`);
-  match(await Deno.readTextFile(command), /deno run .*--node-modules-dir=manual/);
+  const shim = await Deno.readTextFile(command);
+  match(shim, /deno run .*--node-modules-dir=none/);
+  match(shim, new RegExp(`'${pathToFileURL(join(root, "lib", "amber", "main.js")).href}'`));
+  // Nothing of the build is left in the checkout.
+  strictEqual(await exists(join(ROOT, "dist", "install-source")), false);
 
   // The shim runs `deno`: the one running this test, as on a user's PATH.
   const path = [dirname(Deno.execPath()), Deno.env.get("PATH") ?? ""].join(delimiter);
@@ -79,7 +85,76 @@ Deno.test("deno task install puts an amber command in the install root that work
   );
   strictEqual(run.code, 0, run.err);
   strictEqual(run.out, "It says hi.");
+
+  // Plugins that import `@amber/core` at run time, the way docs/plugins.md shows: a trusted one,
+  // in amber's process, checks that what amber throws at it is an instance of the class it
+  // imported; a sandboxed one builds its tool with `defineTool`.
+  const plugins = join(tmp.dir, "plugins");
+  await Deno.mkdir(plugins);
+  await Deno.writeTextFile(join(plugins, "asker.ts"), ASKER);
+  await Deno.writeTextFile(join(plugins, "boxed.ts"), BOXED);
+  const trusted = await amber("plugins", "add", join(plugins, "asker.ts"), "--trusted");
+  strictEqual(trusted.code, 0, trusted.err);
+  const sandboxed = await amber("plugins", "add", join(plugins, "boxed.ts"));
+  strictEqual(sandboxed.code, 0, sandboxed.err);
+  // Its process reads only the build's modules: no warning, no other config.
+  strictEqual(sandboxed.err.includes("Warning"), false, sandboxed.err);
+  for (const [tool, answer] of [["asker", "headless: true"], ["boxed", "boxed says hi"]]) {
+    server.script({ toolCalls: [{ name: tool, arguments: {} }] }, { text: "Done." });
+    const turn = await amber("run", `use ${tool}`, "--base-url", `${server.url}/v1`);
+    strictEqual(turn.code, 0, turn.err);
+    match(turn.err, new RegExp(`✓ ${tool} `));
+    const request = server.chats.at(-1)?.body as { messages: { content: string }[] };
+    strictEqual(request.messages.at(-1)?.content, answer);
+  }
 });
+
+// Asks the user under `amber run`, where the host's UI refuses every question with amber's
+// UiUnavailableError.
+const ASKER = `import { exact, UiUnavailableError } from "@amber/core";
+let ui;
+export default {
+  id: "asker", version: "1.0.0", name: "Asker",
+  bound: { tools: exact("asker") },
+  initialize: (context) => { ui = context.host?.ui; return true; },
+  shutdown() {},
+  capabilities: () => [{ kind: "tool", name: "asker", tools: [{
+    name: "asker", description: "Asks.", parameters: { type: "object", properties: {} },
+    readOnly: true,
+    execute: async () => {
+      try {
+        await ui.askText("Name?");
+        return { ok: true, output: "answered" };
+      } catch (error) {
+        return { ok: true, output: \`headless: \${error instanceof UiUnavailableError}\` };
+      }
+    },
+  }] }],
+};
+`;
+
+const BOXED = `import { defineTool, exact } from "@amber/core";
+export default {
+  id: "boxed", version: "1.0.0", name: "Boxed",
+  bound: { tools: exact("boxed") },
+  initialize: () => true,
+  shutdown() {},
+  capabilities: () => [{ kind: "tool", name: "boxed", tools: [defineTool({
+    name: "boxed", description: "Answers.", parameters: { type: "object", properties: {} },
+    readOnly: true,
+    execute: () => ({ ok: true, output: "boxed says hi" }),
+  })] }],
+};
+`;
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function denoEnv(): Record<string, string> {
   const kept: Record<string, string> = {};

@@ -1,6 +1,6 @@
 // What amber loads at start: Deno walks the graph of every literal `import("...")` of a module it
 // loads (cli/lazy_modules.ts), so what a command needs only when it runs is reached by computed
-// specifiers, and the single-file entry (standalone.ts) hands literal imports over for each.
+// specifiers, and what single-file builds run (single_file.ts) hands literal imports over for each.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -26,7 +26,7 @@ Deno.test("amber's start-up graph holds no command, no terminal UI, no sandbox a
   assert.ok(paths.includes("cli/host.ts"), paths.join("\n"));
 });
 
-Deno.test("every module cli/ loads by a computed specifier is imported literally by standalone.ts", async () => {
+Deno.test("every module cli/ loads by a computed specifier is imported literally by single_file.ts", async () => {
   const names = new Set<string>();
   const walk = async (dir: string): Promise<void> => {
     for await (const entry of Deno.readDir(dir)) {
@@ -42,9 +42,9 @@ Deno.test("every module cli/ loads by a computed specifier is imported literally
   };
   await walk(join(ROOT, "cli"));
   assert.ok(names.has("./commands/run.ts") && names.has("@amber/mcp"), [...names].join(", "));
-  const standalone = await Deno.readTextFile(join(ROOT, "cli", "standalone.ts"));
+  const standalone = await Deno.readTextFile(join(ROOT, "cli", "single_file.ts"));
   const missing = [...names].filter((name) =>
     !standalone.includes(`"${name}": () => import("${name}")`)
   );
-  assert.deepEqual(missing, [], "add them to standalone.ts's provideModules call");
+  assert.deepEqual(missing, [], "add them to single_file.ts's provideModules call");
 });

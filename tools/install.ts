@@ -1,0 +1,215 @@
+// `deno task install`: builds amber and installs that build as the `amber` command (`deno install
+// --global`: the command in `$DENO_INSTALL_ROOT/bin`, else `~/.deno/bin`; the build beside it, in
+// `lib/amber/` of the same root, so the command does not depend on the checkout once installed).
+//
+// The build is what the single-file bundle is (cli/single_file.ts, every npm package inlined),
+// split into chunks that load only when a command needs them, and minified: a start reads a few
+// files instead of some two hundred modules (see docs/performance.md, "Start-up"). Beside it:
+//   main.js     the entry: `--version` and a plugin's process load nothing else;
+//   packages/   one module per export of amber's packages (`@amber/core`, `@amber/core/kernel`,
+//               ...) re-exporting the build's own bindings, so a plugin that imports `@amber/core`
+//               gets the classes amber itself uses, not a second copy of them;
+//   deno.json   the config the command and its plugins' processes run with: those modules as
+//               `@amber/*`, nothing else. The build needs no npm package at run time, so the
+//               command reads none (`--node-modules-dir=none`: no `node_modules` to check and no
+//               lock to read at every start).
+//
+// deno run -A tools/install.ts
+
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+const installRoot = Deno.env.get("DENO_INSTALL_ROOT") ||
+  (Deno.env.get("HOME") ? join(Deno.env.get("HOME")!, ".deno") : undefined);
+if (installRoot === undefined) fail("neither DENO_INSTALL_ROOT nor HOME is set");
+const LIB = join(installRoot, "lib", "amber");
+// Built beside the installed build, which stays as it is until the new one is complete.
+const OUT = `${LIB}.new`;
+const APP = join(OUT, "app");
+// The namespaces module must sit in the workspace, where `@amber/*` resolve.
+const SOURCE = join(ROOT, "dist", "install-source");
+const PERMISSIONS = ["--allow-read", "--allow-write", "--allow-env", "--allow-net", "--allow-run"];
+const MEMBERS = ["core", "registries", "providers", "plugins", "cli", "mcp"];
+
+interface Export {
+  /** `@amber/core/kernel` */
+  readonly specifier: string;
+  /** Its name in the build's namespace module and its file under `packages/`. */
+  readonly name: string;
+}
+
+function fail(message: string): never {
+  console.error(`deno task install: ${message}`);
+  Deno.exit(1);
+}
+
+async function deno(args: readonly string[], quiet = false): Promise<void> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [...args],
+    cwd: ROOT,
+    stdout: quiet ? "piped" : "inherit",
+    stderr: quiet ? "piped" : "inherit",
+  }).output();
+  if (!output.success) {
+    const said = quiet ? `\n${new TextDecoder().decode(output.stderr).trimEnd()}` : "";
+    fail(`deno ${args[0]} failed${said}`);
+  }
+}
+
+async function readJson(path: string): Promise<Record<string, unknown>> {
+  return JSON.parse(await Deno.readTextFile(path));
+}
+
+// Every subpath each member exports, as a plugin would import it.
+async function packageExports(): Promise<Export[]> {
+  const found: Export[] = [];
+  for (const member of MEMBERS) {
+    const config = await readJson(join(ROOT, member, "deno.json"));
+    const exports = typeof config.exports === "string"
+      ? { ".": config.exports }
+      : config.exports as Record<string, string>;
+    for (const subpath of Object.keys(exports)) {
+      const specifier = `${config.name}${subpath === "." ? "" : subpath.slice(1)}`;
+      found.push({ specifier, name: specifier.slice(1).replace(/[^A-Za-z0-9]/g, "_") });
+    }
+  }
+  return found;
+}
+
+// A literal `import("./chunk.js")` in the output would make Deno read every chunk it reaches
+// before the first line runs (it walks literal dynamic imports ahead of time); a computed one is
+// read when it runs. Only imports of the build's own files are rewritten.
+async function deferDynamicImports(dir: string): Promise<number> {
+  let rewritten = 0;
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) {
+      rewritten += await deferDynamicImports(path);
+      continue;
+    }
+    if (!entry.name.endsWith(".js")) continue;
+    const text = await Deno.readTextFile(path);
+    const next = text.replace(/\bimport\("(\.{1,2}\/[^"\\]+\.js)"\)/g, (whole, target: string) => {
+      try {
+        if (!Deno.statSync(join(dirname(path), target)).isFile) return whole;
+      } catch {
+        return whole;
+      }
+      rewritten++;
+      return `import(new URL(${JSON.stringify(target)},import.meta.url).href)`;
+    });
+    if (next !== text) await Deno.writeTextFile(path, next);
+  }
+  return rewritten;
+}
+
+function shim(namespaceModule: string, name: string, names: readonly string[]): string {
+  const bindings = names.filter((binding) => binding !== "default");
+  const lines = [
+    `// ${name}: the build's own bindings (written by tools/install.ts).`,
+    `import { ${name} as ns } from ${JSON.stringify(namespaceModule)};`,
+    `export const { ${bindings.join(", ")} } = ns;`,
+  ];
+  if (names.includes("default")) lines.push(`export default ns.default;`);
+  return `${lines.join("\n")}\n`;
+}
+
+function entry(version: string): string {
+  return `// amber ${version}, as \`deno task install\` built it (tools/install.ts).
+const FLAG = "--amber-plugin-process";
+const load = (path) => import(new URL(path, import.meta.url).href);
+if (import.meta.main) {
+  if (Deno.args.length === 1 && Deno.args[0] === "--version") {
+    console.log("amber ${version}");
+  } else if (Deno.args[0] === FLAG) {
+    await (await load("./app/core/sandbox/mod.js")).runPluginProcess(Deno.args[1] ?? "");
+  } else {
+    const here = new URL(".", import.meta.url);
+    const { runSingleFile } = await load("./app/cli/single_file.js");
+    Deno.exitCode = await runSingleFile(Deno.args, {
+      mainModule: import.meta.url,
+      packages: {
+        config: decodeURIComponent(new URL("deno.json", here).pathname),
+        folders: [decodeURIComponent(here.pathname).replace(/\\/$/, "")],
+      },
+    });
+  }
+}
+`;
+}
+
+await Deno.remove(OUT, { recursive: true }).catch(() => {});
+await Deno.mkdir(join(OUT, "packages"), { recursive: true });
+await Deno.remove(SOURCE, { recursive: true }).catch(() => {});
+await Deno.mkdir(SOURCE, { recursive: true });
+
+// What each export holds at run time (types are gone), read from the source.
+const exports = await packageExports();
+const names = new Map<string, string[]>();
+for (const { specifier } of exports) {
+  names.set(specifier, Object.keys(await import(specifier)).sort());
+}
+
+const namespaces = join(SOURCE, "packages.ts");
+await Deno.writeTextFile(
+  namespaces,
+  exports.map(({ specifier, name }) => `export * as ${name} from "${specifier}";\n`).join(""),
+);
+await deno([
+  "bundle",
+  "--quiet",
+  "--platform",
+  "deno",
+  "--code-splitting",
+  "--minify",
+  "--outdir",
+  APP,
+  join(ROOT, "cli", "single_file.ts"),
+  join(ROOT, "core", "sandbox", "mod.ts"),
+  namespaces,
+], true);
+await Deno.remove(SOURCE, { recursive: true });
+const NAMESPACES = join(APP, "dist", "install-source", "packages.js");
+for (
+  const expected of [
+    join(APP, "cli", "single_file.js"),
+    join(APP, "core", "sandbox", "mod.js"),
+    NAMESPACES,
+  ]
+) {
+  try {
+    await Deno.stat(expected);
+  } catch {
+    fail(`the bundle has no ${expected}: deno bundle laid its output out differently`);
+  }
+}
+const deferred = await deferDynamicImports(APP);
+if (deferred === 0) fail("no dynamic import of the bundle's chunks was found to defer");
+
+const imports: Record<string, string> = {};
+for (const { specifier, name } of exports) {
+  const file = join(OUT, "packages", `${name}.js`);
+  const namespaceModule = relative(dirname(file), NAMESPACES);
+  await Deno.writeTextFile(file, shim(`./${namespaceModule}`, name, names.get(specifier)!));
+  imports[specifier] = `./packages/${name}.js`;
+}
+const version = String((await readJson(join(ROOT, "cli", "deno.json"))).version);
+await Deno.writeTextFile(join(OUT, "main.js"), entry(version));
+await Deno.writeTextFile(join(OUT, "deno.json"), `${JSON.stringify({ imports }, null, 2)}\n`);
+
+await Deno.remove(LIB, { recursive: true }).catch(() => {});
+await Deno.rename(OUT, LIB);
+
+await deno([
+  "install",
+  "--global",
+  "--force",
+  "--name",
+  "amber",
+  "--config",
+  join(LIB, "deno.json"),
+  "--node-modules-dir=none",
+  ...PERMISSIONS,
+  pathToFileURL(join(LIB, "main.js")).href,
+]);
