@@ -77,15 +77,26 @@ async function packageExports(): Promise<Export[]> {
   return found;
 }
 
+interface Rewritten {
+  /** Literal dynamic imports of the build's own files made computed. */
+  deferred: number;
+  /** `require` functions made on first use. */
+  lazyRequires: number;
+}
+
 // A literal `import("./chunk.js")` in the output would make Deno read every chunk it reaches
 // before the first line runs (it walks literal dynamic imports ahead of time); a computed one is
 // read when it runs. Only imports of the build's own files are rewritten.
-async function deferDynamicImports(dir: string): Promise<number> {
-  let rewritten = 0;
+//
+// The bundler gives the npm packages written as CommonJS a `require` made with `node:module`'s
+// `createRequire` at import, and importing `node:module` starts much of Deno's Node layer (some
+// 13 ms of CPU): made on the first call instead, a process that requires nothing (a plugin's
+// process) never pays for it.
+async function rewriteChunks(dir: string, counts: Rewritten): Promise<void> {
   for await (const entry of Deno.readDir(dir)) {
     const path = join(dir, entry.name);
     if (entry.isDirectory) {
-      rewritten += await deferDynamicImports(path);
+      await rewriteChunks(path, counts);
       continue;
     }
     if (!entry.name.endsWith(".js")) continue;
@@ -96,12 +107,47 @@ async function deferDynamicImports(dir: string): Promise<number> {
       } catch {
         return whole;
       }
-      rewritten++;
+      counts.deferred++;
       return `import(new URL(${JSON.stringify(target)},import.meta.url).href)`;
+    }).replace(REQUIRE, (_whole, name: string) => {
+      counts.lazyRequires++;
+      return `var ${name}=(()=>{let r;const get=()=>r??=globalThis.process.getBuiltinModule(` +
+        `"module").createRequire(import.meta.url);return new Proxy(function(){},{apply:(_,t,a)=>` +
+        `get()(...a),get:(_,k)=>get()[k]})})();`;
     });
     if (next !== text) await Deno.writeTextFile(path, next);
   }
-  return rewritten;
+}
+
+const REQUIRE =
+  /import\s*\{\s*createRequire as __deno_internal_createRequire\s*\}\s*from\s*"node:module";\s*var ([\w$]+)\s*=\s*__deno_internal_createRequire\(import\.meta\.url\);/g;
+
+// Split, a CommonJS package that is imported with `import()` (yaml, semver) gets a chunk that
+// exports only `default`, the package's exports object, where the code importing it reads its
+// names: the chunk exports each name too, read from that object (the chunk is imported here once
+// to learn them).
+async function exportCommonJsNames(dir: string): Promise<number> {
+  let done = 0;
+  for await (const entry of Deno.readDir(dir)) {
+    if (!entry.isFile || !entry.name.endsWith(".js")) continue;
+    const path = join(dir, entry.name);
+    const text = await Deno.readTextFile(path);
+    const tail = /export default ([\w$]+)\(\);?\s*$/.exec(text);
+    if (tail === null) continue;
+    const exported: unknown = (await import(pathToFileURL(path).href)).default;
+    if (typeof exported !== "object" || exported === null) continue;
+    const names = Object.keys(exported).filter((name) =>
+      /^[A-Za-z_$][\w$]*$/.test(name) && name !== "default"
+    );
+    const locals = names.map((name, i) => `__cjs${i}=__cjs.${name}`);
+    const list = names.map((name, i) => `__cjs${i} as ${name}`);
+    const replaced = `var __cjs=${tail[1]}();` +
+      (locals.length > 0 ? `var ${locals.join(",")};` : "") +
+      `export{${["__cjs as default", ...list].join(",")}};\n`;
+    await Deno.writeTextFile(path, text.slice(0, tail.index) + replaced);
+    done++;
+  }
+  return done;
 }
 
 function shim(namespaceModule: string, name: string, names: readonly string[]): string {
@@ -184,8 +230,10 @@ for (
     fail(`the bundle has no ${expected}: deno bundle laid its output out differently`);
   }
 }
-const deferred = await deferDynamicImports(APP);
-if (deferred === 0) fail("no dynamic import of the bundle's chunks was found to defer");
+const rewritten: Rewritten = { deferred: 0, lazyRequires: 0 };
+await rewriteChunks(APP, rewritten);
+if (rewritten.deferred === 0) fail("no dynamic import of the bundle's chunks was found to defer");
+await exportCommonJsNames(APP);
 
 const imports: Record<string, string> = {};
 for (const { specifier, name } of exports) {
@@ -205,6 +253,10 @@ await deno([
   "install",
   "--global",
   "--force",
+  // Written into the command too: a chunk first imported while the terminal UI is up would
+  // otherwise have Deno draw its loading line on the screen (every import of the build's chunks
+  // is computed, see rewriteChunks). Deno's errors are still shown.
+  "--quiet",
   "--name",
   "amber",
   "--config",
@@ -213,3 +265,7 @@ await deno([
   ...PERMISSIONS,
   pathToFileURL(join(LIB, "main.js")).href,
 ]);
+const bin = join(installRoot, "bin");
+console.log(`installed amber ${version}: ${join(bin, "amber")} (the build: ${LIB})`);
+const path = (Deno.env.get("PATH") ?? "").split(":");
+if (!path.includes(bin)) console.log(`add ${bin} to your PATH: export PATH="${bin}:$PATH"`);

@@ -12,6 +12,7 @@ import { pathToFileURL } from "node:url";
 import { VERSION } from "@amber/cli";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { tempDir } from "../_helpers.ts";
+import { switchHelloOn } from "../_hello_on.ts";
 import { type Result, ROOT, runDeno } from "./_subprocess.ts";
 
 Deno.test("deno task install puts an amber command in the install root that works in any folder", async () => {
@@ -31,6 +32,9 @@ Deno.test("deno task install puts an amber command in the install root that work
   strictEqual((await Deno.stat(command)).isFile, true, `${command} was not written`);
   const shim = await Deno.readTextFile(command);
   match(shim, /deno run .*--node-modules-dir=none/);
+  // The build's chunks load by computed imports; without --quiet, one first imported while the
+  // terminal UI is up has Deno draw its loading line over the screen (the tmux tests fail so).
+  match(shim, /deno run .*--quiet/);
   match(shim, new RegExp(`'${pathToFileURL(join(root, "lib", "amber", "main.js")).href}'`));
   // Nothing of the build is left in the checkout.
   strictEqual(await exists(join(ROOT, "dist", "install-source")), false);
@@ -67,6 +71,14 @@ Deno.test("deno task install puts an amber command in the install root that work
   match(list.out, /^ {2}tool_read +Read +\S+ +active +1 tool +bundled$/m);
   match(list.out, /^ {2}hello +Hello +\S+ +disabled +nothing +bundled$/m);
   strictEqual(list.err, "");
+
+  // config.yaml, read with the yaml package: CommonJS, imported when a file is there. (In the
+  // split build such a package's chunk must export its names, not only `default`.)
+  await switchHelloOn(config);
+  await Deno.writeTextFile(join(config, "config.yaml"), "plugins:\n  hello:\n    greeting: Hi\n");
+  const greeted = await amber("cmd", "hello", "greet", "amber");
+  strictEqual(greeted.code, 0, greeted.err);
+  strictEqual(greeted.out, "Hi, amber!");
 
   // A turn, which loads npm packages (the model catalog's snapshot, the JSON Schema validator).
   await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
