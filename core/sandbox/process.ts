@@ -44,8 +44,16 @@ import { denoPermissionFlags } from "./permissions.ts";
  * another of them at run time.
  */
 export interface AmberPackages {
-  /** The config file the process runs with: its import map resolves `@amber/*`. Absolute. */
-  readonly config: string;
+  /**
+   * The config file the process runs with (`--config`): its import map resolves `@amber/*`.
+   * Absolute. Ignored when {@linkcode AmberPackages.importMap} is given.
+   */
+  readonly config?: string;
+  /**
+   * An import map file that resolves `@amber/*`, which the process runs with instead of a config
+   * (`--no-config --import-map`: Deno sets up a config with imports more slowly). Absolute.
+   */
+  readonly importMap?: string;
   /** The folders those packages' modules are in: the process may read them. Absolute. */
   readonly folders: readonly string[];
   /** The lock file of the npm packages they import, which the plugin's own resolution joins. */
@@ -195,8 +203,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * `https:` module, downloading and running code its lock never hashed; what its recorded graph
  * needs was fetched at `amber plugins add` (`deno info`). `--node-modules-dir=none` reads npm
  * packages from Deno's cache, so plugin processes starting side by side do not queue for the
- * lock of a `node_modules` folder (and start sooner). The process gets the config of
- * `packages` (so `@amber/core` and the other packages resolve) and may read their folders, so
+ * lock of a `node_modules` folder (and start sooner). The process gets the config or import map
+ * of `packages` (so `@amber/core` and the other packages resolve) and may read their folders, so
  * that a plugin importing `@amber/core/testing` or another amber module can load it: by default,
  * run from a source checkout, amber's root `deno.json` and the packages' folders (core,
  * registries, providers, plugins, cli); elsewhere it gets `--no-config`, and a `deno.json` in the
@@ -242,7 +250,7 @@ export function pluginProcessCommand(options: SpawnPluginOptions): PluginProcess
       : [`--lock=${options.lockFile}`, "--frozen"]),
     "--cached-only",
     "--node-modules-dir=none",
-    ...(packages === undefined ? ["--no-config"] : ["--config", packages.config]),
+    ...configFlags(packages),
     ...flags,
     ...protectFlags(options.pluginId, options.protect ?? []),
     `--v8-flags=--max-old-space-size=${memory}`,
@@ -483,6 +491,13 @@ function watchUnload(): void {
       }
     }
   });
+}
+
+function configFlags(packages: AmberPackages | undefined): string[] {
+  if (packages?.importMap !== undefined) {
+    return ["--no-config", `--import-map=${packages.importMap}`];
+  }
+  return packages?.config === undefined ? ["--no-config"] : ["--config", packages.config];
 }
 
 // amber's packages as the source checkout this module runs from has them.
