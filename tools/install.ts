@@ -1,6 +1,7 @@
 // `deno task install`: builds amber and installs that build as the `amber` command (`deno install
 // --global`: the command in `$DENO_INSTALL_ROOT/bin`, else `~/.deno/bin`; the build beside it, in
-// `lib/amber/` of the same root, so the command does not depend on the checkout once installed).
+// `lib/amber/<version>-<time>/` of the same root, so the command does not depend on the checkout
+// once installed).
 //
 // The build is what the single-file bundle is (cli/single_file.ts, every npm package inlined),
 // split into chunks that load only when a command needs them, and minified: a start reads a few
@@ -24,9 +25,13 @@ const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const installRoot = Deno.env.get("DENO_INSTALL_ROOT") ||
   (Deno.env.get("HOME") ? join(Deno.env.get("HOME")!, ".deno") : undefined);
 if (installRoot === undefined) fail("neither DENO_INSTALL_ROOT nor HOME is set");
-const LIB = join(installRoot, "lib", "amber");
-// Built beside the installed build, which stays as it is until the new one is complete.
-const OUT = `${LIB}.new`;
+const version = String((await readJson(join(ROOT, "cli", "deno.json"))).version);
+// Each build in a folder of its own: the one the command ran until now is kept, so a session
+// still running from it (or its plugins' processes) can load its chunks; older ones are removed.
+const BUILDS = join(installRoot, "lib", "amber");
+const LIB = join(BUILDS, `${version}-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+// Renamed to LIB once complete; a build that failed halfway is removed by the next one.
+const OUT = `${LIB}.partial`;
 const APP = join(OUT, "app");
 // The namespaces module must sit in the workspace, where `@amber/*` resolve.
 const SOURCE = join(ROOT, "dist", "install-source");
@@ -151,6 +156,23 @@ async function exportCommonJsNames(dir: string): Promise<number> {
   return done;
 }
 
+// Keeps the build just installed and the newest one before it; removes the rest, and every build
+// that never completed.
+async function removeOldBuilds(): Promise<void> {
+  const builds: { path: string; mtime: number }[] = [];
+  for await (const entry of Deno.readDir(BUILDS)) {
+    const path = join(BUILDS, entry.name);
+    if (!entry.isDirectory || path === LIB) continue;
+    if (entry.name.endsWith(".partial")) {
+      await Deno.remove(path, { recursive: true }).catch(() => {});
+      continue;
+    }
+    builds.push({ path, mtime: (await Deno.stat(path)).mtime?.getTime() ?? 0 });
+  }
+  builds.sort((a, b) => b.mtime - a.mtime);
+  for (const { path } of builds.slice(1)) await Deno.remove(path, { recursive: true });
+}
+
 function shim(namespaceModule: string, name: string, names: readonly string[]): string {
   const bindings = names.filter((binding) => binding !== "default");
   const lines = [
@@ -243,11 +265,9 @@ for (const { specifier, name } of exports) {
   await Deno.writeTextFile(file, shim(`./${namespaceModule}`, name, names.get(specifier)!));
   imports[specifier] = `./packages/${name}.js`;
 }
-const version = String((await readJson(join(ROOT, "cli", "deno.json"))).version);
 await Deno.writeTextFile(join(OUT, "main.js"), entry(version));
 await Deno.writeTextFile(join(OUT, "import_map.json"), `${JSON.stringify({ imports }, null, 2)}\n`);
 
-await Deno.remove(LIB, { recursive: true }).catch(() => {});
 await Deno.rename(OUT, LIB);
 
 await deno([
@@ -267,6 +287,7 @@ await deno([
   ...PERMISSIONS,
   pathToFileURL(join(LIB, "main.js")).href,
 ]);
+await removeOldBuilds();
 const bin = join(installRoot, "bin");
 console.log(`installed amber ${version}: ${join(bin, "amber")} (the build: ${LIB})`);
 const path = (Deno.env.get("PATH") ?? "").split(":");

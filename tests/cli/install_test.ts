@@ -6,7 +6,7 @@
 // plugin that imports `@amber/core` gets amber's own classes (not a second copy of the package),
 // and a sandboxed plugin that imports it loads in its process.
 
-import { match, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
 import { delimiter, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { VERSION } from "@amber/cli";
@@ -35,7 +35,8 @@ Deno.test("deno task install puts an amber command in the install root that work
   // The build's chunks load by computed imports; without --quiet, one first imported while the
   // terminal UI is up has Deno draw its loading line over the screen (the tmux tests fail so).
   match(shim, /deno run .*--quiet/);
-  match(shim, new RegExp(`'${pathToFileURL(join(root, "lib", "amber", "main.js")).href}'`));
+  const [build] = builds(root);
+  match(shim, new RegExp(`'${pathToFileURL(join(root, "lib", "amber", build, "main.js")).href}'`));
   // Nothing of the build is left in the checkout.
   const left = await Deno.stat(join(ROOT, "dist", "install-source")).then(() => true, () => false);
   strictEqual(left, false);
@@ -120,7 +121,31 @@ Deno.test("deno task install puts an amber command in the install root that work
     const request = server.chats.at(-1)?.body as { messages: { content: string }[] };
     strictEqual(request.messages.at(-1)?.content, answer);
   }
+
+  // Installed again (after a pull): the build the command ran until then stays, for a session
+  // still running from it; the one before that goes.
+  const again = async () => {
+    const result = await runDeno(["task", "install"], {
+      cwd: ROOT,
+      env: { DENO_INSTALL_ROOT: root },
+    });
+    strictEqual(result.code, 0, result.err);
+  };
+  await again();
+  const [first, second] = builds(root);
+  strictEqual(first, build);
+  await again();
+  const [kept, third, ...more] = builds(root);
+  strictEqual(kept, second);
+  deepStrictEqual(more, []);
+  match(await Deno.readTextFile(command), new RegExp(`/lib/amber/${third}/main\\.js'`));
+  strictEqual((await amber("--version")).out, `amber ${VERSION}`);
 });
+
+// The builds in the install root, oldest first (their names end in the time they were made).
+function builds(root: string): string[] {
+  return [...Deno.readDirSync(join(root, "lib", "amber"))].map((entry) => entry.name).sort();
+}
 
 // Asks the user under `amber run`, where the host's UI refuses every question with amber's
 // UiUnavailableError.
