@@ -94,14 +94,15 @@ export class SessionPermissions {
   #config: readonly PermissionEntry[];
   #local: WorkspacePermissions | undefined;
   #trusted = false;
-  #rules: PermissionRules;
+  // Compiled by #loadWorkspace, which load() always runs: compiling here too cost every session
+  // start a second compilation of the same rules.
+  #rules!: PermissionRules;
   #notices: string[] = [];
 
   private constructor(sources: PermissionSources) {
     this.#sources = sources;
     this.#trust = new PermissionTrust(sources.configDir);
     this.#config = parsePermissions(sources.config.permissions, "config.yaml").entries;
-    this.#rules = this.#compile();
   }
 
   /** Loads the rules of `sources`; what the workspace file's state needs said is in `notices`. */
