@@ -39,7 +39,24 @@ let bundlePackages: AmberPackages | undefined;
  * ```
  */
 export function runAsPluginProcessFrom(mainModule: string, packages?: AmberPackages): void {
-  bundleEntry = [mainModule, PLUGIN_PROCESS_FLAG];
+  usePluginProcessEntry([mainModule, PLUGIN_PROCESS_FLAG], packages);
+}
+
+/**
+ * Records that a plugin's process runs `entry` (a module and the arguments before the plugin's
+ * specifier), with `packages` as where `@amber/*` resolve: a build whose plugin-process module is
+ * a file of its own (the installed build's), which loads less than the whole program.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { pluginProcessEntry, usePluginProcessEntry } from "./plugin_process_entry.ts";
+ * usePluginProcessEntry(["file:///opt/amber/app/core/sandbox/child_main.js"]);
+ * assert.deepEqual(pluginProcessEntry(), ["file:///opt/amber/app/core/sandbox/child_main.js"]);
+ * ```
+ */
+export function usePluginProcessEntry(entry: readonly string[], packages?: AmberPackages): void {
+  bundleEntry = [...entry];
   bundlePackages = packages;
 }
 

@@ -10,7 +10,7 @@
 import type { AmberPackages } from "@amber/core/sandbox";
 import { providePriceTable, provideSnapshots } from "@amber/providers/model-catalog";
 import { provideModules } from "./lazy_modules.ts";
-import { runAsPluginProcessFrom } from "./plugin_process_entry.ts";
+import { runAsPluginProcessFrom, usePluginProcessEntry } from "./plugin_process_entry.ts";
 import { runProcess } from "./process_main.ts";
 import { VERSION } from "./version.ts";
 
@@ -18,6 +18,11 @@ import { VERSION } from "./version.ts";
 export interface SingleFileOptions {
   /** The build's entry module: plugin processes run it with `--amber-plugin-process`. */
   readonly mainModule: string;
+  /**
+   * What a plugin's process runs instead (a module and the arguments before the plugin's
+   * specifier): a build's own plugin-process module, which loads less than `mainModule`.
+   */
+  readonly pluginProcessEntry?: readonly string[];
   /** Where `@amber/*` resolve in a plugin process; none for the one-file bundle. */
   readonly packages?: AmberPackages;
 }
@@ -36,7 +41,11 @@ export async function runSingleFile(
   options: SingleFileOptions,
 ): Promise<number> {
   provideAll();
-  runAsPluginProcessFrom(options.mainModule, options.packages);
+  if (options.pluginProcessEntry !== undefined) {
+    usePluginProcessEntry(options.pluginProcessEntry, options.packages);
+  } else {
+    runAsPluginProcessFrom(options.mainModule, options.packages);
+  }
   return await runProcess(args);
 }
 

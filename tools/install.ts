@@ -6,7 +6,8 @@
 // The build is what the single-file bundle is (cli/single_file.ts, every npm package inlined),
 // split into chunks that load only when a command needs them, and minified: a start reads a few
 // files instead of some two hundred modules (see docs/performance.md, "Start-up"). Beside it:
-//   main.js     the entry: `--version` and a plugin's process load nothing else;
+//   main.js     the entry: `--version` loads nothing else; a plugin's process runs the sandbox's
+//               own entry (app/core/sandbox/child_main.js), which loads only the child's side;
 //   packages/   one module per export of amber's packages (`@amber/core`, `@amber/core/kernel`,
 //               ...) re-exporting the build's own bindings, so a plugin that imports `@amber/core`
 //               gets the classes amber itself uses, not a second copy of them;
@@ -186,18 +187,17 @@ function shim(namespaceModule: string, name: string, names: readonly string[]): 
 
 function entry(version: string): string {
   return `// amber ${version}, as \`deno task install\` built it (tools/install.ts).
-const FLAG = "--amber-plugin-process";
 const load = (path) => import(new URL(path, import.meta.url).href);
 if (import.meta.main) {
   if (Deno.args.length === 1 && Deno.args[0] === "--version") {
     console.log("amber ${version}");
-  } else if (Deno.args[0] === FLAG) {
-    await (await load("./app/core/sandbox/mod.js")).runPluginProcess(Deno.args[1] ?? "");
   } else {
     const here = new URL(".", import.meta.url);
     const { runSingleFile } = await load("./app/cli/single_file.js");
     Deno.exitCode = await runSingleFile(Deno.args, {
       mainModule: import.meta.url,
+      // A plugin's process runs the sandbox's own entry: it loads only the child's side.
+      pluginProcessEntry: [new URL("./app/core/sandbox/child_main.js", import.meta.url).href],
       packages: {
         importMap: decodeURIComponent(new URL("import_map.json", here).pathname),
         folders: [decodeURIComponent(here.pathname).replace(/\\/$/, "")],
@@ -235,7 +235,7 @@ await deno([
   "--outdir",
   APP,
   join(ROOT, "cli", "single_file.ts"),
-  join(ROOT, "core", "sandbox", "mod.ts"),
+  join(ROOT, "core", "sandbox", "child_main.ts"),
   namespaces,
 ], true);
 await Deno.remove(SOURCE, { recursive: true });
@@ -243,7 +243,7 @@ const NAMESPACES = join(APP, "dist", "install-source", "packages.js");
 for (
   const expected of [
     join(APP, "cli", "single_file.js"),
-    join(APP, "core", "sandbox", "mod.js"),
+    join(APP, "core", "sandbox", "child_main.js"),
     NAMESPACES,
   ]
 ) {
