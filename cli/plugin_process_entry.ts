@@ -2,7 +2,7 @@
  * What a sandboxed plugin's process runs before the plugin's specifier, and where amber's own
  * packages resolve in it. From a source checkout that is core's plugin-process module and the
  * checkout (the sandbox's defaults); a single-file build has no such module beside it, so its
- * entry says, through {@linkcode runAsPluginProcessFrom}, that the build itself is the entry: it
+ * entry says, through {@linkcode usePluginProcessEntry}, that the build itself is the entry: it
  * runs the plugin process when its first argument is {@linkcode PLUGIN_PROCESS_FLAG}. The
  * installed build also says where its packages are (`deno task install`: an import map to the
  * build's own modules, so that a plugin importing `@amber/core` gets the same classes as amber).
@@ -19,40 +19,28 @@ let bundleEntry: readonly string[] | undefined;
 let bundlePackages: AmberPackages | undefined;
 
 /**
- * Records that amber runs as the single-file program `mainModule`: plugin processes then run
- * `mainModule --amber-plugin-process <specifier>`, with `packages` as where `@amber/*` resolve
- * (none: they do not, as from the one-file bundle).
+ * Records what a plugin's process runs before the plugin's specifier (a module and arguments),
+ * with `packages` as where `@amber/*` resolve in it (none: they do not, as from the one-file
+ * bundle). The one-file bundle names itself with {@linkcode PLUGIN_PROCESS_FLAG}; the installed
+ * build names its own copy of the sandbox's entry, which loads less than the whole program.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import {
+ *   PLUGIN_PROCESS_FLAG,
  *   pluginProcessEntry,
  *   pluginProcessPackages,
- *   runAsPluginProcessFrom,
+ *   usePluginProcessEntry,
  * } from "./plugin_process_entry.ts";
  * assert.equal(pluginProcessEntry(), undefined);
- * const packages = { config: "/opt/amber/deno.json", folders: ["/opt/amber"] };
- * runAsPluginProcessFrom("file:///opt/amber/main.js", packages);
- * assert.deepEqual(pluginProcessEntry(), ["file:///opt/amber/main.js", "--amber-plugin-process"]);
- * assert.deepEqual(pluginProcessPackages(), packages);
- * ```
- */
-export function runAsPluginProcessFrom(mainModule: string, packages?: AmberPackages): void {
-  usePluginProcessEntry([mainModule, PLUGIN_PROCESS_FLAG], packages);
-}
-
-/**
- * Records that a plugin's process runs `entry` (a module and the arguments before the plugin's
- * specifier), with `packages` as where `@amber/*` resolve: a build whose plugin-process module is
- * a file of its own (the installed build's), which loads less than the whole program.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { pluginProcessEntry, usePluginProcessEntry } from "./plugin_process_entry.ts";
- * usePluginProcessEntry(["file:///opt/amber/app/core/sandbox/child_main.js"]);
+ * usePluginProcessEntry(["file:///opt/amber.js", PLUGIN_PROCESS_FLAG]);
+ * assert.deepEqual(pluginProcessEntry(), ["file:///opt/amber.js", "--amber-plugin-process"]);
+ * assert.equal(pluginProcessPackages(), undefined);
+ * const packages = { importMap: "/opt/amber/import_map.json", folders: ["/opt/amber"] };
+ * usePluginProcessEntry(["file:///opt/amber/app/core/sandbox/child_main.js"], packages);
  * assert.deepEqual(pluginProcessEntry(), ["file:///opt/amber/app/core/sandbox/child_main.js"]);
+ * assert.deepEqual(pluginProcessPackages(), packages);
  * ```
  */
 export function usePluginProcessEntry(entry: readonly string[], packages?: AmberPackages): void {

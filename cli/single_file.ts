@@ -10,7 +10,7 @@
 import type { AmberPackages } from "@amber/core/sandbox";
 import { providePriceTable, provideSnapshots } from "@amber/providers/model-catalog";
 import { provideModules } from "./lazy_modules.ts";
-import { runAsPluginProcessFrom, usePluginProcessEntry } from "./plugin_process_entry.ts";
+import { PLUGIN_PROCESS_FLAG, usePluginProcessEntry } from "./plugin_process_entry.ts";
 import { runProcess } from "./process_main.ts";
 import { VERSION } from "./version.ts";
 
@@ -41,11 +41,10 @@ export async function runSingleFile(
   options: SingleFileOptions,
 ): Promise<number> {
   provideAll();
-  if (options.pluginProcessEntry !== undefined) {
-    usePluginProcessEntry(options.pluginProcessEntry, options.packages);
-  } else {
-    runAsPluginProcessFrom(options.mainModule, options.packages);
-  }
+  usePluginProcessEntry(
+    options.pluginProcessEntry ?? [options.mainModule, PLUGIN_PROCESS_FLAG],
+    options.packages,
+  );
   return await runProcess(args);
 }
 

@@ -84,13 +84,6 @@ async function packageExports(): Promise<Export[]> {
   return found;
 }
 
-interface Rewritten {
-  /** Literal dynamic imports of the build's own files made computed. */
-  deferred: number;
-  /** `require` functions made on first use. */
-  lazyRequires: number;
-}
-
 // A literal `import("./chunk.js")` in the output would make Deno read every chunk it reaches
 // before the first line runs (it walks literal dynamic imports ahead of time); a computed one is
 // read when it runs. Only imports of the build's own files are rewritten.
@@ -98,12 +91,13 @@ interface Rewritten {
 // The bundler gives the npm packages written as CommonJS a `require` made with `node:module`'s
 // `createRequire` at import, and importing `node:module` starts much of Deno's Node layer (some
 // 13 ms of CPU): made on the first call instead, a process that requires nothing (a plugin's
-// process) never pays for it.
-async function rewriteChunks(dir: string, counts: Rewritten): Promise<void> {
+// process) never pays for it. Returns how many imports it made computed.
+async function rewriteChunks(dir: string): Promise<number> {
+  let deferred = 0;
   for await (const entry of Deno.readDir(dir)) {
     const path = join(dir, entry.name);
     if (entry.isDirectory) {
-      await rewriteChunks(path, counts);
+      deferred += await rewriteChunks(path);
       continue;
     }
     if (!entry.name.endsWith(".js")) continue;
@@ -114,16 +108,18 @@ async function rewriteChunks(dir: string, counts: Rewritten): Promise<void> {
       } catch {
         return whole;
       }
-      counts.deferred++;
+      deferred++;
       return `import(new URL(${JSON.stringify(target)},import.meta.url).href)`;
-    }).replace(REQUIRE, (_whole, name: string) => {
-      counts.lazyRequires++;
-      return `var ${name}=(()=>{let r;const get=()=>r??=globalThis.process.getBuiltinModule(` +
+    }).replace(
+      REQUIRE,
+      (_whole, name: string) =>
+        `var ${name}=(()=>{let r;const get=()=>r??=globalThis.process.getBuiltinModule(` +
         `"module").createRequire(import.meta.url);return new Proxy(function(){},{apply:(_,t,a)=>` +
-        `get()(...a),get:(_,k)=>get()[k]})})();`;
-    });
+        `get()(...a),get:(_,k)=>get()[k]})})();`,
+    );
     if (next !== text) await Deno.writeTextFile(path, next);
   }
+  return deferred;
 }
 
 const REQUIRE =
@@ -133,8 +129,7 @@ const REQUIRE =
 // exports only `default`, the package's exports object, where the code importing it reads its
 // names: the chunk exports each name too, read from that object (the chunk is imported here once
 // to learn them).
-async function exportCommonJsNames(dir: string): Promise<number> {
-  let done = 0;
+async function exportCommonJsNames(dir: string): Promise<void> {
   for await (const entry of Deno.readDir(dir)) {
     if (!entry.isFile || !entry.name.endsWith(".js")) continue;
     const path = join(dir, entry.name);
@@ -152,9 +147,7 @@ async function exportCommonJsNames(dir: string): Promise<number> {
       (locals.length > 0 ? `var ${locals.join(",")};` : "") +
       `export{${["__cjs as default", ...list].join(",")}};\n`;
     await Deno.writeTextFile(path, text.slice(0, tail.index) + replaced);
-    done++;
   }
-  return done;
 }
 
 // Keeps the build just installed and the newest one before it; removes the rest, and every build
@@ -253,9 +246,9 @@ for (
     fail(`the bundle has no ${expected}: deno bundle laid its output out differently`);
   }
 }
-const rewritten: Rewritten = { deferred: 0, lazyRequires: 0 };
-await rewriteChunks(APP, rewritten);
-if (rewritten.deferred === 0) fail("no dynamic import of the bundle's chunks was found to defer");
+if (await rewriteChunks(APP) === 0) {
+  fail("no dynamic import of the bundle's chunks was found to defer");
+}
 await exportCommonJsNames(APP);
 
 const imports: Record<string, string> = {};

@@ -463,7 +463,8 @@ Deno.test("a trusted npm: plugin amber was not installed with is refused with wh
   await using tmp = await tempDir();
   const config = join(tmp.dir, "config");
   const lock = await Deno.readTextFile(join(ROOT, "deno.lock"));
-  // As `deno task amber` and the installed command run amber: npm packages read as installed.
+  // As `deno task amber` runs amber: npm packages read as installed (the installed command
+  // reads none: its build holds them).
   const add = await runAmber(
     config,
     ["plugins", "add", "npm:amber-test-absent-package@1.0.0", "--trusted"],

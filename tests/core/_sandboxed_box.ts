@@ -263,16 +263,7 @@ export async function scene(
     },
   });
   runtime.register(sandboxed.plugin);
-  runtime.register(makePlugin("other", [{
-    kind: "tool",
-    name: "other_tools",
-    tools: [{
-      name: "ping",
-      description: "Pings.",
-      parameters: OBJECT,
-      execute: () => result("pong"),
-    }],
-  }]));
+  runtime.register(otherPlugin());
   for (const plugin of options.others ?? []) runtime.register(plugin);
   await runtime.start();
   return {
@@ -287,6 +278,20 @@ export async function scene(
       await sandboxed.close();
     },
   };
+}
+
+/** Another plugin beside the box, with one tool (`ping`, answering "pong") the box may call. */
+export function otherPlugin(): Plugin {
+  return makePlugin("other", [{
+    kind: "tool",
+    name: "other_tools",
+    tools: [{
+      name: "ping",
+      description: "Pings.",
+      parameters: OBJECT,
+      execute: () => result("pong"),
+    }],
+  }]);
 }
 
 // A round trip to the plugin process: everything it pushed before answering has arrived.

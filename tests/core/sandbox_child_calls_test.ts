@@ -55,13 +55,7 @@ const EVERYTHING: Plugin = plugin({
       kind: "provider",
       name: "p",
       flavor: "sample_wire",
-      presets: [{
-        name: "sample",
-        flavor: "sample_wire",
-        baseUrl: "https://example.invalid",
-        defaultModel: "m",
-        requiresKey: false,
-      }],
+      presets: [SAMPLE_PRESET],
       dialect: () => {
         throw new Error("not used here");
       },
@@ -81,6 +75,15 @@ const EVERYTHING: Plugin = plugin({
     { kind: "state", name: "sample.count", initial: 0 },
   ],
 });
+
+// The one preset of the sample provider: what the plugin declares and what its descriptor says.
+const SAMPLE_PRESET = {
+  name: "sample",
+  flavor: "sample_wire",
+  baseUrl: "https://example.invalid",
+  defaultModel: "m",
+  requiresKey: false,
+};
 
 Deno.test("every capability kind crosses as a descriptor; a Standard Schema as the registry converts it", async () => {
   const side = connect(EVERYTHING);
@@ -133,13 +136,7 @@ Deno.test("every capability kind crosses as a descriptor; a Standard Schema as t
       kind: "provider",
       name: "p",
       flavor: "sample_wire",
-      presets: [{
-        name: "sample",
-        flavor: "sample_wire",
-        baseUrl: "https://example.invalid",
-        defaultModel: "m",
-        requiresKey: false,
-      }],
+      presets: [SAMPLE_PRESET],
       dialect: true,
     },
     { kind: "wallet", name: "w", provider: "sample", currency: "EUR" },

@@ -8,6 +8,7 @@ import type { CommandHandler, Plugin, ToolResult } from "@amber/core";
 import { loadSandboxedPlugin } from "@amber/core/sandbox";
 import { makeRuntime, OPEN_BOUND } from "../_helpers.ts";
 import { memoryProcesses } from "./_memory_connection.ts";
+import { SPAWN } from "./_sandboxed_box.ts";
 
 const IMAGE = { mimeType: "image/png", data: "iVBORw0KGgo=" };
 
@@ -60,14 +61,7 @@ async function scene() {
   const processes = memoryProcesses(promptPlugin);
   const { runtime, registries } = makeRuntime();
   const sandboxed = await loadSandboxedPlugin({
-    specifier: "file:///plugins/box/mod.ts",
-    pluginId: "box",
-    grant: {},
-    workspace: "/ws",
-    dataDir: "/cfg/plugins/box/data",
-    readFolders: [],
-    hostVersion: "1.0.0",
-    importTimeoutMs: 2_000,
+    ...SPAWN,
     connect: processes.connect,
     onFault: (fault) => runtime.fail(fault.pluginId, fault.where, fault.message),
   });

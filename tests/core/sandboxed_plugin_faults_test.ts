@@ -14,7 +14,15 @@ import {
 } from "@amber/core/sandbox";
 import { contents, makePlugin, makeRuntime } from "../_helpers.ts";
 import { memoryProcesses } from "./_memory_connection.ts";
-import { boxPlugin, OBJECT, result, scene, SPAWN, verdictIn } from "./_sandboxed_box.ts";
+import {
+  boxPlugin,
+  OBJECT,
+  otherPlugin,
+  result,
+  scene,
+  SPAWN,
+  verdictIn,
+} from "./_sandboxed_box.ts";
 import { fixtureProcess } from "./_fixture_process.ts";
 
 Deno.test("a switch-off removes everything and ends the process; on again restarts it", async () => {
@@ -243,16 +251,7 @@ Deno.test("a real plugin process: a round trip, a spin killed at its deadline, a
   });
   try {
     runtime.register(sandboxed.plugin);
-    runtime.register(makePlugin("other", [{
-      kind: "tool",
-      name: "other_tools",
-      tools: [{
-        name: "ping",
-        description: "P.",
-        parameters: OBJECT,
-        execute: () => result("pong"),
-      }],
-    }]));
+    runtime.register(otherPlugin());
     await runtime.start();
     strictEqual(runtime.state("unruly").status, "active");
     const first = sandboxed.pid!;
