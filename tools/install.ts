@@ -37,6 +37,11 @@ const APP = join(OUT, "app");
 // The namespaces module must sit in the workspace, where `@amber/*` resolve.
 const SOURCE = join(ROOT, "dist", "install-source");
 const PERMISSIONS = ["--allow-read", "--allow-write", "--allow-env", "--allow-net", "--allow-run"];
+// V8's young generation starts at 1 MB and grows as it fills: `amber run` allocates about 6 MB
+// while it starts and runs one tool round trip, which took three scavenges (about 5 ms of CPU,
+// `--trace-gc`); starting at 8 MB it takes none and peaks no higher. The flag leaves the code
+// cache valid (measured alternating with and without it), and `deno task amber` uses the same.
+const V8_FLAGS = "--v8-flags=--min-semi-space-size=8";
 const MEMBERS = ["core", "registries", "providers", "plugins", "cli", "mcp"];
 
 interface Export {
@@ -277,6 +282,7 @@ await deno([
   "--import-map",
   join(LIB, "import_map.json"),
   "--node-modules-dir=none",
+  V8_FLAGS,
   ...PERMISSIONS,
   pathToFileURL(join(LIB, "main.js")).href,
 ]);

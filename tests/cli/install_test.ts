@@ -35,6 +35,8 @@ Deno.test("deno task install puts an amber command in the install root that work
   // The build's chunks load by computed imports; without --quiet, one first imported while the
   // terminal UI is up has Deno draw its loading line over the screen (the tmux tests fail so).
   match(shim, /deno run .*--quiet/);
+  // V8's young generation starts large enough that starting amber takes no scavenge.
+  match(shim, /deno run .*--v8-flags=--min-semi-space-size=8/);
   const [build] = builds(root);
   match(shim, new RegExp(`'${pathToFileURL(join(root, "lib", "amber", build, "main.js")).href}'`));
   // Nothing of the build is left in the checkout.
