@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
 import type { Plugin, PluginPermissions } from "./plugin.ts";
 import type { PluginRuntime } from "./runtime.ts";
 import type { PluginConnection } from "./sandbox/connection.ts";
-import { type SpawnPluginOptions, spawnPluginProcess } from "./sandbox/process.ts";
+import { spawnPluginProcess } from "./sandbox/process.ts";
+import type { SpawnPluginOptions } from "./sandbox/process_command.ts";
 import { type DescribeParams, Method, PROTOCOL_VERSION } from "./sandbox/protocol.ts";
 import { loadSandboxedPlugin, type SandboxedPlugin } from "./sandbox/sandboxed_plugin.ts";
 

@@ -12,6 +12,15 @@ export * from "./protocol.ts";
 export * from "./connection.ts";
 export * from "./permissions.ts";
 export * from "./process.ts";
+export {
+  type AmberPackages,
+  type NpmResolution,
+  type PluginProcessCommand,
+  pluginProcessCommand,
+  PluginProcessError,
+  type SpawnedPluginProcess,
+  type SpawnPluginOptions,
+} from "./process_command.ts";
 export * from "./child.ts";
 export * from "./sandboxed_plugin.ts";
 export { SandboxedDialectError } from "./_dialect_answers.ts";

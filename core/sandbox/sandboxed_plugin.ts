@@ -85,7 +85,8 @@ import { RenderBoard } from "./_proxy_renders.ts";
 import { answerQuestion } from "./_proxy_ui.ts";
 import type { ConnectionEnd, PluginConnection } from "./connection.ts";
 import { PeerClosedError } from "./json_rpc.ts";
-import { type SpawnPluginOptions, spawnPluginProcess } from "./process.ts";
+import { spawnPluginProcess } from "./process.ts";
+import type { SpawnPluginOptions } from "./process_command.ts";
 import {
   type CapabilityDescriptor,
   type DescribeParams,
