@@ -58,6 +58,14 @@ export function startAmber(options: AmberInTmux): Promise<Tmux> {
   );
 }
 
+// The screen with its runs of blank lines said in one line each, so that a failure's message keeps
+// the prompt and the status bar at the bottom (a test runner cuts a long message short).
+function compact(screen: string): string {
+  return screen.trimEnd().replace(/(?:\n[ \t]*){3,}\n/g, (run) => {
+    return `\n  (${run.split("\n").length - 2} blank lines)\n`;
+  });
+}
+
 function quote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
@@ -157,7 +165,7 @@ export class Tmux implements AsyncDisposable {
       if (check(screen)) return screen;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    throw new Error(`waited ${STEP_MS / 1000} s for ${what}; the screen was:\n${screen}`);
+    throw new Error(`waited ${STEP_MS / 1000} s for ${what}; the screen was:\n${compact(screen)}`);
   }
 
   /** Kills the tmux server and amber with it. */
