@@ -11,8 +11,10 @@
  *
  * Only for what is loaded before a session's screen starts (a command, the host's parts): a
  * module graph Deno has not read yet is read when it is imported, and on a terminal Deno draws a
- * progress line on stderr meanwhile, which would land on the screen. What is imported while the
- * screen is up (a dialect, the records of the processes tools start) keeps a literal import.
+ * progress line on stderr meanwhile and then clears the screen below the cursor, over the frame.
+ * What is imported while the screen is up (a dialect, the records of the processes tools start)
+ * keeps a literal import; what cannot (the model catalog's, named at run time) relies on amber
+ * running with `--quiet`, as `deno task amber` and the installed command do.
  *
  * @module
  */

@@ -8,6 +8,22 @@ import { fileURLToPath } from "node:url";
 const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
 const STEP_MS = 20_000;
 
+/**
+ * The flags `deno task amber` runs amber with (not its permissions: these tests grant all), read
+ * from the root deno.json so that the terminal tests run amber as its users do. Among them is
+ * `--quiet`: on a terminal, Deno's module loader writes "clear to the end of the screen" to
+ * stderr each time a module it had not read yet is imported, and an import after the first frame
+ * (the model catalog's, computed) wiped the prompt and the status bar, which nothing redrew.
+ */
+export function amberTaskFlags(): string[] {
+  const config = JSON.parse(
+    Deno.readTextFileSync(fileURLToPath(new URL("../../deno.json", import.meta.url))),
+  );
+  const task = String(config.tasks?.amber ?? "");
+  const run = /deno run (.*?)cli\/main\.ts/.exec(task)?.[1] ?? "";
+  return run.split(/\s+/).filter((flag) => flag.startsWith("--") && !flag.startsWith("--allow-"));
+}
+
 /** Whether tmux is installed (.ci/run installs it; a machine without it skips these tests). */
 export function hasTmux(): boolean {
   try {
@@ -85,7 +101,8 @@ export class Tmux implements AsyncDisposable {
   ): Promise<Tmux> {
     const tmux = new Tmux();
     const vars = Object.entries(env).map(([k, v]) => `${k}=${quote(v)}`).join(" ");
-    const command = `cd ${quote(cwd)} && env ${vars} ${quote(Deno.execPath())} run -A ${
+    const flags = amberTaskFlags().map(quote).join(" ");
+    const command = `cd ${quote(cwd)} && env ${vars} ${quote(Deno.execPath())} run -A ${flags} ${
       quote(MAIN)
     } ${args.map(quote).join(" ")}; echo "amber exited $?"; sleep 600`;
     await tmux.#run(
