@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
-import { hasTmux, startAmber, Tmux } from "./_tmux.ts";
+import { amberTaskFlags, hasTmux, startAmber, Tmux } from "./_tmux.ts";
 
 const ignore = !hasTmux();
 const PROMPT = /^›\s*$/m;
@@ -112,7 +112,15 @@ Deno.test({
       "TERM=xterm-256color",
       `INIT_CWD=${w.workspace}`,
     ];
-    const command = [Deno.execPath(), "run", "-A", MAIN, "--base-url", `${w.server.url}/v1`];
+    const command = [
+      Deno.execPath(),
+      "run",
+      "-A",
+      ...amberTaskFlags(),
+      MAIN,
+      "--base-url",
+      `${w.server.url}/v1`,
+    ];
     await tmuxColours(
       "new-session",
       "-d",
