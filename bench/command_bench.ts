@@ -18,6 +18,7 @@
 // one runs as its `deno task amber` does, which is how its users ran amber).
 
 import { median } from "./_cases.ts";
+import { amberTaskFlags } from "../tools/amber_task.ts";
 import { fileURLToPath } from "node:url";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 
@@ -56,14 +57,6 @@ const scriptOneToolCall = () =>
 const cases: Case[] = [
   { what: "deno run of a one-line file (floor)", args: [Deno.execPath(), "run", oneLine] },
 ];
-// amber is run the way the checkout's `deno task amber` runs it (all permissions granted), which is
-// also how the command `deno task install` writes runs it.
-function taskFlags(checkout: string): string[] {
-  const config = JSON.parse(Deno.readTextFileSync(`${checkout}/deno.json`));
-  const task = String(config.tasks?.amber ?? "");
-  const run = /deno run (.*?)cli\/main\.ts/.exec(task)?.[1] ?? "";
-  return run.split(/\s+/).filter((flag) => flag.startsWith("--") && !flag.startsWith("--allow-"));
-}
 
 // The checkout's `deno task install` into a temporary root: its `amber` command, or undefined when
 // the checkout has no such task.
@@ -94,7 +87,7 @@ for (const checkout of checkouts) {
   forms.push(`${checkout}: ${command === undefined ? "as its deno task amber runs" : "installed"}`);
   const amber = command !== undefined
     ? [command]
-    : [Deno.execPath(), "run", "-A", ...taskFlags(checkout), `${checkout}/cli/main.ts`];
+    : [Deno.execPath(), "run", "-A", ...amberTaskFlags(checkout), `${checkout}/cli/main.ts`];
   const mine: Case[] = [
     { key: "version", what: "amber --version", checkout, args: [...amber, "--version"] },
     { key: "plugins", what: "amber plugins list", checkout, args: [...amber, "plugins", "list"] },

@@ -4,25 +4,21 @@
 // says what it waited for). Disposing it kills the tmux server and what runs in it.
 
 import { fileURLToPath } from "node:url";
+import { amberTaskFlags } from "../../tools/amber_task.ts";
 
 const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
 const STEP_MS = 20_000;
 
 /**
- * The flags `deno task amber` runs amber with (not its permissions: these tests grant all), read
- * from the root deno.json so that the terminal tests run amber as its users do. Among them is
- * `--quiet`: on a terminal, Deno's module loader writes "clear to the end of the screen" to
- * stderr each time a module it had not read yet is imported, and an import after the first frame
- * (the model catalog's, computed) wiped the prompt and the status bar, which nothing redrew.
+ * The flags `deno task amber` runs amber with (not its permissions: these tests grant all), so
+ * that the terminal tests run amber as its users do. Among them is `--quiet`: on a terminal,
+ * Deno's module loader writes "clear to the end of the screen" to stderr each time a module it had
+ * not read yet is imported, and an import after the first frame (the model catalog's, computed)
+ * wiped the prompt and the status bar, which nothing redrew.
  */
-export function amberTaskFlags(): string[] {
-  const config = JSON.parse(
-    Deno.readTextFileSync(fileURLToPath(new URL("../../deno.json", import.meta.url))),
-  );
-  const task = String(config.tasks?.amber ?? "");
-  const run = /deno run (.*?)cli\/main\.ts/.exec(task)?.[1] ?? "";
-  return run.split(/\s+/).filter((flag) => flag.startsWith("--") && !flag.startsWith("--allow-"));
-}
+export const TASK_FLAGS: readonly string[] = amberTaskFlags(
+  fileURLToPath(new URL("../../", import.meta.url)),
+);
 
 /** Whether tmux is installed (.ci/run installs it; a machine without it skips these tests). */
 export function hasTmux(): boolean {
@@ -101,7 +97,7 @@ export class Tmux implements AsyncDisposable {
   ): Promise<Tmux> {
     const tmux = new Tmux();
     const vars = Object.entries(env).map(([k, v]) => `${k}=${quote(v)}`).join(" ");
-    const flags = amberTaskFlags().map(quote).join(" ");
+    const flags = TASK_FLAGS.map(quote).join(" ");
     const command = `cd ${quote(cwd)} && env ${vars} ${quote(Deno.execPath())} run -A ${flags} ${
       quote(MAIN)
     } ${args.map(quote).join(" ")}; echo "amber exited $?"; sleep 600`;

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { FakeProvider, openaiEncoder, type ScriptedTurn } from "@amber/providers/testing";
-import { amberTaskFlags, hasTmux, startAmber, Tmux } from "./_tmux.ts";
+import { hasTmux, startAmber, TASK_FLAGS, Tmux } from "./_tmux.ts";
 
 const ignore = !hasTmux();
 const PROMPT = /^›\s*$/m;
@@ -116,7 +116,7 @@ Deno.test({
       Deno.execPath(),
       "run",
       "-A",
-      ...amberTaskFlags(),
+      ...TASK_FLAGS,
       MAIN,
       "--base-url",
       `${w.server.url}/v1`,
