@@ -23,7 +23,11 @@ import {
 } from "@amber/core/sandbox";
 import { graphFolder, type ModuleGraph } from "./module_graph.ts";
 import { usesDataFolder } from "./plugin_grant.ts";
-import { pluginProcessEntry, pluginProcessPackages } from "./plugin_process_entry.ts";
+import {
+  pluginProcessEntry,
+  pluginProcessPackages,
+  pluginProcessV8Flags,
+} from "./plugin_process_entry.ts";
 import type { PluginSource } from "./plugin_source.ts";
 import { describeLoadError, ThirdPartyPluginError } from "./third_party_error.ts";
 import { VERSION } from "./version.ts";
@@ -113,7 +117,6 @@ export async function describeInSandbox(
   settings: SandboxSettings,
 ): Promise<PluginManifest> {
   refuseCompiled(source);
-  const entry = pluginProcessEntry();
   const readFolders = pluginReadPaths(source, graph);
   // Nothing is granted, so no data folder is used; none is created.
   const dataDir = join(settings.configDir, "plugins");
@@ -133,8 +136,7 @@ export async function describeInSandbox(
       hostVersion: VERSION,
       // The lock, the sessions and other plugins' state are out of reach whatever the grant.
       protect: await protectedPaths(settings.configDir, readFolders),
-      ...(entry !== undefined ? { entry } : {}),
-      ...packagesOption(),
+      ...buildOptions(),
       ...(settings.onLog !== undefined
         ? { onLog: (line: string) => settings.onLog?.(source.file, line) }
         : {}),
@@ -188,7 +190,6 @@ export async function startSandboxed(
   }
   const dataDir = pluginDataDir(settings.configDir, id);
   if (usesDataFolder(grant)) await Deno.mkdir(dataDir, { recursive: true });
-  const entry = pluginProcessEntry();
   const readFolders = pluginReadPaths(source, graph);
   try {
     return await loadSandboxedPlugin({
@@ -206,8 +207,7 @@ export async function startSandboxed(
         ...readFolders,
         ...(usesDataFolder(grant) ? [dataDir] : []),
       ]),
-      ...(entry !== undefined ? { entry } : {}),
-      ...packagesOption(),
+      ...buildOptions(),
       ...(settings.onFault !== undefined ? { onFault: settings.onFault } : {}),
       ...(settings.onLog !== undefined
         ? { onLog: (line: string) => settings.onLog?.(id, line) }
@@ -359,8 +359,19 @@ async function isFolder(path: string): Promise<boolean> {
   }
 }
 
-// Where `@amber/*` resolve in a plugin's process, when the build amber runs as says so.
-function packagesOption(): { packages?: AmberPackages } {
+// What a plugin's process runs, where `@amber/*` resolve in it and its V8 flags, when the build
+// amber runs as says so (else the sandbox's defaults, for amber run from a checkout).
+function buildOptions(): {
+  entry?: readonly string[];
+  packages?: AmberPackages;
+  v8Flags?: readonly string[];
+} {
+  const entry = pluginProcessEntry();
   const packages = pluginProcessPackages();
-  return packages === undefined ? {} : { packages };
+  const v8Flags = pluginProcessV8Flags();
+  return {
+    ...(entry !== undefined ? { entry } : {}),
+    ...(packages !== undefined ? { packages } : {}),
+    ...(v8Flags !== undefined ? { v8Flags } : {}),
+  };
 }

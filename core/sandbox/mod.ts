@@ -14,6 +14,7 @@ export * from "./permissions.ts";
 export * from "./process.ts";
 export {
   type AmberPackages,
+  HOST_V8_FLAGS,
   type NpmResolution,
   type PluginProcessCommand,
   pluginProcessCommand,

@@ -3,11 +3,18 @@
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { amberTaskFlags } from "../../tools/amber_task.ts";
 
 /** The repository's root. */
 export const ROOT: string = fileURLToPath(new URL("../../", import.meta.url));
 /** The CLI's entry point. */
 export const MAIN: string = join(ROOT, "cli", "main.ts");
+/**
+ * The flags `deno task amber` runs amber with (`--quiet`, its V8 flags...), its permissions left
+ * out: the V8 flags decide what code V8 caches, so amber run without them would throw away the
+ * cache the task's runs keep, and they theirs.
+ */
+export const TASK_FLAGS: readonly string[] = amberTaskFlags(ROOT);
 /** What `deno task amber` grants, with the network narrowed to loopback for tests. */
 export const PERMISSIONS: readonly string[] = [
   "--allow-read",
@@ -59,7 +66,7 @@ export function runAmber(
   args: readonly string[],
   options: RunOptions = {},
 ): Promise<Result> {
-  return runDeno(["run", ...PERMISSIONS, ...(options.flags ?? []), MAIN, ...args], {
+  return runDeno(["run", ...TASK_FLAGS, ...PERMISSIONS, ...(options.flags ?? []), MAIN, ...args], {
     ...options,
     env: { AMBER_CONFIG_DIR: configDir, ...options.env },
   });
