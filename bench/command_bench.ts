@@ -8,14 +8,17 @@
 // then warm, as for any second run); the cases alternate and their order reverses every round, so
 // a change in the machine's load falls on every case alike. Medians are printed.
 //
-// deno run -A bench/command_bench.ts [--cases=version,plugins,run,demo] [--installed] [rounds]
-//   [checkout...]
+// deno run -A bench/command_bench.ts [--cases=version,plugins,run,demo] [--installed | --task]
+//   [rounds] [checkout...]
 //
 // Without checkouts it measures this one. With several (`/tmp/before .`), every case runs from each
 // of them in the same rounds and the ratio to the first checkout is printed: a before/after
 // comparison taken in one run. With `--installed`, a checkout that has a `deno task install` is
 // installed into a temporary root first and its `amber` command is what runs (a checkout without
-// one runs as its `deno task amber` does, which is how its users ran amber).
+// one runs as its `deno task amber` does, which is how its users ran amber). With `--task`, each
+// checkout runs as its users type it there: `deno task -q amber ...` (with `--config` naming the
+// checkout's deno.json, from the bench's workspace, which amber takes from INIT_CWD), so the task
+// runner's own start, its check of node_modules and whatever the task runs before amber count too.
 
 import { median } from "./_cases.ts";
 import { amberTaskFlags } from "../tools/amber_task.ts";
@@ -25,6 +28,7 @@ import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 const HERE = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const only = Deno.args.find((arg) => arg.startsWith("--cases="))?.slice("--cases=".length);
 const installed = Deno.args.includes("--installed");
+const task = !installed && Deno.args.includes("--task");
 const [roundsArg, ...dirs] = Deno.args.filter((arg) => !arg.startsWith("--"));
 const rounds = Number(roundsArg ?? 9);
 const checkouts = dirs.length > 0 ? dirs.map((dir) => Deno.realPathSync(dir)) : [HERE];
@@ -84,9 +88,19 @@ const forms: string[] = [];
 
 for (const checkout of checkouts) {
   const command = installed ? await install(checkout) : undefined;
-  forms.push(`${checkout}: ${command === undefined ? "as its deno task amber runs" : "installed"}`);
+  forms.push(
+    `${checkout}: ${
+      command !== undefined
+        ? "installed"
+        : task
+        ? "deno task -q amber"
+        : "as its deno task amber runs"
+    }`,
+  );
   const amber = command !== undefined
     ? [command]
+    : task
+    ? [Deno.execPath(), "task", "-q", "--config", `${checkout}/deno.json`, "amber"]
     : [Deno.execPath(), "run", "-A", ...amberTaskFlags(checkout), `${checkout}/cli/main.ts`];
   const mine: Case[] = [
     { key: "version", what: "amber --version", checkout, args: [...amber, "--version"] },
@@ -163,7 +177,7 @@ const load = Deno.permissions.querySync({ name: "sys", kind: "loadavg" }).state 
   ? `; load average ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")}`
   : "";
 console.log(`${rounds} rounds, medians; CPU from ${perf ? "perf stat" : "time"}${load}`);
-if (installed) console.log(`amber run from each checkout: ${forms.join("; ")}`);
+if (installed || task) console.log(`amber run from each checkout: ${forms.join("; ")}`);
 for (const c of cases) {
   const ms = medianOf(c, "ms");
   const cpu = medianOf(c, "cpuMs");

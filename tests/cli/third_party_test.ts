@@ -463,12 +463,11 @@ Deno.test("a trusted npm: plugin amber was not installed with is refused with wh
   await using tmp = await tempDir();
   const config = join(tmp.dir, "config");
   const lock = await Deno.readTextFile(join(ROOT, "deno.lock"));
-  // As `deno task amber` runs amber: npm packages read as installed (the installed command
-  // reads none: its build holds them).
+  // runAmber runs amber as `deno task amber` does: npm packages read as installed
+  // (`--node-modules-dir=manual`; the installed command reads none: its build holds them).
   const add = await runAmber(
     config,
     ["plugins", "add", "npm:amber-test-absent-package@1.0.0", "--trusted"],
-    { flags: ["--node-modules-dir=manual"] },
   );
   strictEqual(add.code, 1);
   match(
