@@ -10,6 +10,7 @@
  */
 
 import { ECHO_MS, InterruptPresses } from "../interrupt_presses.ts";
+import { typedAhead } from "./typeahead.ts";
 
 /** A terminal as the TUI uses it. */
 export interface Terminal {
@@ -86,10 +87,13 @@ export class DenoTerminal implements Terminal {
     this.#reader = reader;
     (async () => {
       try {
+        // The first read holds what was typed while amber started, in the terminal's line mode.
+        let first = true;
         while (true) {
           const { value, done } = await reader.read();
           if (done) break;
-          handlers.onInput(value);
+          handlers.onInput(first ? typedAhead(value) : value);
+          first = false;
         }
       } catch {
         // Cancelled by restore(), or the terminal went away: either way input is over.
