@@ -17,15 +17,12 @@ export const PLUGIN_PROCESS_FLAG = "--amber-plugin-process";
 
 let bundleEntry: readonly string[] | undefined;
 let bundlePackages: AmberPackages | undefined;
-let bundleV8Flags: readonly string[] | undefined;
 
 /**
  * Records what a plugin's process runs before the plugin's specifier (a module and arguments),
  * with `packages` as where `@amber/*` resolve in it (none: they do not, as from the one-file
- * bundle), and `v8Flags` as its V8 flags beside its heap limit (see
- * {@linkcode pluginProcessV8Flags}; none by default). The one-file bundle names itself with
- * {@linkcode PLUGIN_PROCESS_FLAG}; the installed build names its own copy of the sandbox's entry,
- * which loads less than the whole program.
+ * bundle). The one-file bundle names itself with {@linkcode PLUGIN_PROCESS_FLAG}; the installed
+ * build names its own copy of the sandbox's entry, which loads less than the whole program.
  *
  * @example
  * ```ts
@@ -46,14 +43,9 @@ let bundleV8Flags: readonly string[] | undefined;
  * assert.deepEqual(pluginProcessPackages(), packages);
  * ```
  */
-export function usePluginProcessEntry(
-  entry: readonly string[],
-  packages?: AmberPackages,
-  v8Flags: readonly string[] = [],
-): void {
+export function usePluginProcessEntry(entry: readonly string[], packages?: AmberPackages): void {
   bundleEntry = [...entry];
   bundlePackages = packages;
-  bundleV8Flags = [...v8Flags];
 }
 
 /**
@@ -85,32 +77,4 @@ export function pluginProcessEntry(): readonly string[] | undefined {
  */
 export function pluginProcessPackages(): AmberPackages | undefined {
   return bundlePackages;
-}
-
-/**
- * The V8 flags a plugin process runs with beside its heap limit, or `undefined` for the
- * sandbox's own default (amber runs from source, as `deno task amber` starts it). A build runs
- * its plugin processes with the flags it runs with itself that change the code V8 compiles, as
- * Deno keeps a module's code cache only for the flags it was made with: none for the one-file
- * bundle (`deno run -A dist/amber.js`), `--no-lazy` for the installed command.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import {
- *   PLUGIN_PROCESS_FLAG,
- *   pluginProcessV8Flags,
- *   usePluginProcessEntry,
- * } from "./plugin_process_entry.ts";
- * assert.equal(pluginProcessV8Flags(), undefined);
- * usePluginProcessEntry(["file:///opt/amber.js", PLUGIN_PROCESS_FLAG]);
- * assert.deepEqual(pluginProcessV8Flags(), []);
- * usePluginProcessEntry(["file:///opt/amber/app/core/sandbox/child_main.js"], undefined, [
- *   "--no-lazy",
- * ]);
- * assert.deepEqual(pluginProcessV8Flags(), ["--no-lazy"]);
- * ```
- */
-export function pluginProcessV8Flags(): readonly string[] | undefined {
-  return bundleV8Flags;
 }

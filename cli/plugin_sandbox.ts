@@ -23,11 +23,7 @@ import {
 } from "@amber/core/sandbox";
 import { graphFolder, type ModuleGraph } from "./module_graph.ts";
 import { usesDataFolder } from "./plugin_grant.ts";
-import {
-  pluginProcessEntry,
-  pluginProcessPackages,
-  pluginProcessV8Flags,
-} from "./plugin_process_entry.ts";
+import { pluginProcessEntry, pluginProcessPackages } from "./plugin_process_entry.ts";
 import type { PluginSource } from "./plugin_source.ts";
 import { describeLoadError, ThirdPartyPluginError } from "./third_party_error.ts";
 import { VERSION } from "./version.ts";
@@ -117,6 +113,7 @@ export async function describeInSandbox(
   settings: SandboxSettings,
 ): Promise<PluginManifest> {
   refuseCompiled(source);
+  const entry = pluginProcessEntry();
   const readFolders = pluginReadPaths(source, graph);
   // Nothing is granted, so no data folder is used; none is created.
   const dataDir = join(settings.configDir, "plugins");
@@ -136,7 +133,8 @@ export async function describeInSandbox(
       hostVersion: VERSION,
       // The lock, the sessions and other plugins' state are out of reach whatever the grant.
       protect: await protectedPaths(settings.configDir, readFolders),
-      ...buildOptions(),
+      ...(entry !== undefined ? { entry } : {}),
+      ...packagesOption(),
       ...(settings.onLog !== undefined
         ? { onLog: (line: string) => settings.onLog?.(source.file, line) }
         : {}),
@@ -190,6 +188,7 @@ export async function startSandboxed(
   }
   const dataDir = pluginDataDir(settings.configDir, id);
   if (usesDataFolder(grant)) await Deno.mkdir(dataDir, { recursive: true });
+  const entry = pluginProcessEntry();
   const readFolders = pluginReadPaths(source, graph);
   try {
     return await loadSandboxedPlugin({
@@ -207,7 +206,8 @@ export async function startSandboxed(
         ...readFolders,
         ...(usesDataFolder(grant) ? [dataDir] : []),
       ]),
-      ...buildOptions(),
+      ...(entry !== undefined ? { entry } : {}),
+      ...packagesOption(),
       ...(settings.onFault !== undefined ? { onFault: settings.onFault } : {}),
       ...(settings.onLog !== undefined
         ? { onLog: (line: string) => settings.onLog?.(id, line) }
@@ -359,19 +359,8 @@ async function isFolder(path: string): Promise<boolean> {
   }
 }
 
-// What a plugin's process runs, where `@amber/*` resolve in it and its V8 flags, when the build
-// amber runs as says so (else the sandbox's defaults, for amber run from a checkout).
-function buildOptions(): {
-  entry?: readonly string[];
-  packages?: AmberPackages;
-  v8Flags?: readonly string[];
-} {
-  const entry = pluginProcessEntry();
+// Where `@amber/*` resolve in a plugin's process, when the build amber runs as says so.
+function packagesOption(): { packages?: AmberPackages } {
   const packages = pluginProcessPackages();
-  const v8Flags = pluginProcessV8Flags();
-  return {
-    ...(entry !== undefined ? { entry } : {}),
-    ...(packages !== undefined ? { packages } : {}),
-    ...(v8Flags !== undefined ? { v8Flags } : {}),
-  };
+  return packages === undefined ? {} : { packages };
 }

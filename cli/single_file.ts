@@ -25,12 +25,6 @@ export interface SingleFileOptions {
   readonly pluginProcessEntry?: readonly string[];
   /** Where `@amber/*` resolve in a plugin process; none for the one-file bundle. */
   readonly packages?: AmberPackages;
-  /**
-   * The V8 flags of a plugin process beside its heap limit: those of the build's own command
-   * that change the code V8 compiles (a plugin process with other ones would throw away the code
-   * cache of the build's modules). None by default, as the one-file bundle is run with none.
-   */
-  readonly pluginProcessV8Flags?: readonly string[];
 }
 
 /**
@@ -50,7 +44,6 @@ export async function runSingleFile(
   usePluginProcessEntry(
     options.pluginProcessEntry ?? [options.mainModule, PLUGIN_PROCESS_FLAG],
     options.packages,
-    options.pluginProcessV8Flags,
   );
   return await runProcess(args);
 }

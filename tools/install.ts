@@ -21,7 +21,6 @@
 
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { HOST_V8_FLAGS } from "@amber/core/sandbox";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const installRoot = Deno.env.get("DENO_INSTALL_ROOT") ||
@@ -41,15 +40,8 @@ const PERMISSIONS = ["--allow-read", "--allow-write", "--allow-env", "--allow-ne
 // V8's young generation starts at 1 MB and grows as it fills: `amber run` allocates about 6 MB
 // while it starts and runs one tool round trip, which took three scavenges (about 5 ms of CPU,
 // `--trace-gc`); starting at 8 MB it takes none and peaks no higher. The flag leaves the code
-// cache valid (measured alternating with and without it).
-// HOST_V8_FLAGS (`--no-lazy`) compiles every function of a module when the module is compiled, so
-// the code cache Deno keeps holds them all: otherwise each function amber calls while it starts is
-// parsed and compiled again in every process (the cache holds only what had been compiled when it
-// was made). It takes 12-20% off the CPU of `run` and `demo` once cached, and costs about 10% on
-// the first start of a new build and 2 MB of peak memory. It changes the code V8 caches, so the
-// build's plugin processes get it too (entry() below). `deno task amber` and `deno task compile`
-// use the same flags.
-const V8_FLAGS = `--v8-flags=${["--min-semi-space-size=8", ...HOST_V8_FLAGS].join(",")}`;
+// cache valid (measured alternating with and without it), and `deno task amber` uses the same.
+const V8_FLAGS = "--v8-flags=--min-semi-space-size=8";
 const MEMBERS = ["core", "registries", "providers", "plugins", "cli", "mcp"];
 
 interface Export {
@@ -204,8 +196,6 @@ if (import.meta.main) {
       mainModule: import.meta.url,
       // A plugin's process runs the sandbox's own entry: it loads only the child's side.
       pluginProcessEntry: [new URL("./app/core/sandbox/child_main.js", import.meta.url).href],
-      // The command's own flags that change the code V8 compiles (see V8_FLAGS).
-      pluginProcessV8Flags: ${JSON.stringify(HOST_V8_FLAGS)},
       packages: {
         importMap: decodeURIComponent(new URL("import_map.json", here).pathname),
         folders: [decodeURIComponent(here.pathname).replace(/\\/$/, "")],

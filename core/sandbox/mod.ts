@@ -14,7 +14,6 @@ export * from "./permissions.ts";
 export * from "./process.ts";
 export {
   type AmberPackages,
-  HOST_V8_FLAGS,
   type NpmResolution,
   type PluginProcessCommand,
   pluginProcessCommand,

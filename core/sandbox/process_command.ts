@@ -69,13 +69,6 @@ export interface SpawnPluginOptions {
   /** The V8 heap limit of the process, in MiB; 512 by default. */
   readonly maxMemoryMb?: number;
   /**
-   * The V8 flags the process runs with beside its heap limit: the host's own flags that change the
-   * code V8 compiles. Deno's code cache of a module holds only for the flags it was made with, so a
-   * process with other ones would throw away the cache of every module it shares with the host
-   * (the host then throwing away its). By default {@linkcode HOST_V8_FLAGS}.
-   */
-  readonly v8Flags?: readonly string[];
-  /**
    * Folders no grant reaches: the process may neither read nor write in them, whatever its
    * grant says (the host passes its config directory: the lock, the sessions, other plugins'
    * state). A more specific grant inside one still holds, so the plugin's data folder and its
@@ -124,21 +117,6 @@ export interface NpmResolution {
     };
   };
 }
-
-/**
- * The V8 flags amber runs with from a checkout (`deno task amber`) and installed (`deno task
- * install`) that change the code V8 compiles: `--no-lazy` compiles each module whole, so that
- * Deno's code cache holds every function of it rather than only those compiled before the cache
- * was written. A plugin process gets them unless told otherwise.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { HOST_V8_FLAGS } from "@amber/core/sandbox";
- * assert.deepEqual(HOST_V8_FLAGS, ["--no-lazy"]);
- * ```
- */
-export const HOST_V8_FLAGS: readonly string[] = ["--no-lazy"];
 
 /** What {@linkcode pluginProcessCommand} builds: how to start the process. */
 export interface PluginProcessCommand {
@@ -244,9 +222,7 @@ export function pluginProcessCommand(options: SpawnPluginOptions): PluginProcess
     ...configFlags(packages),
     ...flags,
     ...protectFlags(options.pluginId, options.protect ?? []),
-    `--v8-flags=${
-      [`--max-old-space-size=${memory}`, ...options.v8Flags ?? HOST_V8_FLAGS].join(",")
-    }`,
+    `--v8-flags=--max-old-space-size=${memory}`,
     ...entry,
     options.specifier,
   ];

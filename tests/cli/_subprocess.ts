@@ -10,9 +10,8 @@ export const ROOT: string = fileURLToPath(new URL("../../", import.meta.url));
 /** The CLI's entry point. */
 export const MAIN: string = join(ROOT, "cli", "main.ts");
 /**
- * The flags `deno task amber` runs amber with (`--quiet`, its V8 flags...), its permissions left
- * out: the V8 flags decide what code V8 caches, so amber run without them would throw away the
- * cache the task's runs keep, and they theirs.
+ * The flags `deno task amber` runs amber with (`--quiet`, `--node-modules-dir=manual`, its V8
+ * heap size), its permissions left out: the tests run amber as the task does.
  */
 export const TASK_FLAGS: readonly string[] = amberTaskFlags(ROOT);
 /** What `deno task amber` grants, with the network narrowed to loopback for tests. */

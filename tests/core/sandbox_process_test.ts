@@ -296,7 +296,7 @@ Deno.test("the process runs with exactly the flags of its grant, and they hold",
         join(ROOT, "deno.json"),
       ]);
       assert.deepEqual(args.slice(last).filter((arg) => arg !== ""), [
-        "--v8-flags=--max-old-space-size=512,--no-lazy",
+        "--v8-flags=--max-old-space-size=512",
         FIXTURE,
         "serve",
       ]);
