@@ -30,6 +30,26 @@ export function hasTmux(): boolean {
   }
 }
 
+/** A config directory and a workspace of a test's own, removed when it is disposed. */
+export interface SessionDirs extends AsyncDisposable {
+  readonly configDir: string;
+  readonly workspace: string;
+}
+
+/** Makes {@linkcode SessionDirs} named after `prefix` (`amber-<prefix>-`, `amber-<prefix>-ws-`). */
+export async function sessionDirs(prefix: string): Promise<SessionDirs> {
+  const configDir = await Deno.makeTempDir({ prefix: `amber-${prefix}-` });
+  const workspace = await Deno.makeTempDir({ prefix: `amber-${prefix}-ws-` });
+  return {
+    configDir,
+    workspace,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(configDir, { recursive: true }).catch(() => {});
+      await Deno.remove(workspace, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
 /** Where {@linkcode startAmber} runs amber, and against what. */
 export interface AmberInTmux {
   /** The OpenAI-style base URL of the (fake) provider, `/v1` included. */

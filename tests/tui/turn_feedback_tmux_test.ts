@@ -6,22 +6,9 @@
 
 import assert from "node:assert/strict";
 import { slowStream } from "../cli/_slow_stream.ts";
-import { hasTmux, startAmber } from "./_tmux.ts";
+import { hasTmux, sessionDirs, startAmber } from "./_tmux.ts";
 
 const ignore = !hasTmux();
-
-async function dirs() {
-  const configDir = await Deno.makeTempDir({ prefix: "amber-feedback-" });
-  const workspace = await Deno.makeTempDir({ prefix: "amber-feedback-ws-" });
-  return {
-    configDir,
-    workspace,
-    async [Symbol.asyncDispose]() {
-      await Deno.remove(configDir, { recursive: true }).catch(() => {});
-      await Deno.remove(workspace, { recursive: true }).catch(() => {});
-    },
-  };
-}
 
 // The rule's figures: the turn's seconds, the live tokens, and once measurable the rate.
 const FIGURES = /Ctrl-C cancels ─+ (\d+)s · ↓(\d+) tok(?: · \d+ tok\/s)? ──/;
@@ -31,7 +18,7 @@ Deno.test({
     "tmux: while an answer streams, the rule shows the turn's time and live tokens, the bar too",
   ignore,
   async fn() {
-    await using d = await dirs();
+    await using d = await sessionDirs("feedback");
     // 200 frames 100 ms apart: twenty seconds of answer, read in its first seconds.
     await using server = slowStream({ text: "word ".repeat(198), chunkSize: 5 }, 100);
     await using tmux = await startAmber({ baseUrl: server.url, ...d });
@@ -64,7 +51,7 @@ Deno.test({
   name: "tmux: two SIGINTs 50 ms apart at the prompt arm the quit once, they do not quit",
   ignore,
   async fn() {
-    await using d = await dirs();
+    await using d = await sessionDirs("feedback");
     await using server = slowStream({ text: "unused" }, 10);
     await using tmux = await startAmber({ baseUrl: server.url, ...d });
     await tmux.waitFor(/^›\s*$/m, "the prompt");

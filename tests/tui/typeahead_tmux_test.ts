@@ -7,28 +7,15 @@
 import assert from "node:assert/strict";
 import { FakeProvider, openaiEncoder } from "@amber/providers/testing";
 import { typedAhead } from "../../cli/tui/typeahead.ts";
-import { hasTmux, startAmber } from "./_tmux.ts";
+import { hasTmux, sessionDirs, startAmber } from "./_tmux.ts";
 
 const ignore = !hasTmux();
-
-async function dirs() {
-  const configDir = await Deno.makeTempDir({ prefix: "amber-typeahead-" });
-  const workspace = await Deno.makeTempDir({ prefix: "amber-typeahead-ws-" });
-  return {
-    configDir,
-    workspace,
-    async [Symbol.asyncDispose]() {
-      await Deno.remove(configDir, { recursive: true }).catch(() => {});
-      await Deno.remove(workspace, { recursive: true }).catch(() => {});
-    },
-  };
-}
 
 Deno.test({
   name: "tmux: a prompt typed while amber starts, Enter included, is sent once the session is up",
   ignore,
   async fn() {
-    await using d = await dirs();
+    await using d = await sessionDirs("typeahead");
     await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
     server.script({ text: "Answered the early prompt." });
     await using tmux = await startAmber({ baseUrl: `${server.url}/v1`, ...d });
@@ -45,7 +32,7 @@ Deno.test({
   name: "tmux: once the session is up, Ctrl-J is a new line in the prompt and Enter sends both",
   ignore,
   async fn() {
-    await using d = await dirs();
+    await using d = await sessionDirs("typeahead");
     await using server = await FakeProvider.start({ encoders: [openaiEncoder] });
     server.script({ text: "Two lines read." });
     await using tmux = await startAmber({ baseUrl: `${server.url}/v1`, ...d });
