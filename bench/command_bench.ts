@@ -88,20 +88,25 @@ const forms: string[] = [];
 
 for (const checkout of checkouts) {
   const command = installed ? await install(checkout) : undefined;
-  forms.push(
-    `${checkout}: ${
-      command !== undefined
-        ? "installed"
-        : task
-        ? "deno task -q amber"
-        : "as its deno task amber runs"
-    }`,
-  );
-  const amber = command !== undefined
-    ? [command]
+  const [form, amber]: [string, string[]] = command !== undefined
+    ? ["installed", [command]]
     : task
-    ? [Deno.execPath(), "task", "-q", "--config", `${checkout}/deno.json`, "amber"]
-    : [Deno.execPath(), "run", "-A", ...amberTaskFlags(checkout), `${checkout}/cli/main.ts`];
+    ? ["deno task -q amber", [
+      Deno.execPath(),
+      "task",
+      "-q",
+      "--config",
+      `${checkout}/deno.json`,
+      "amber",
+    ]]
+    : ["as its deno task amber runs", [
+      Deno.execPath(),
+      "run",
+      "-A",
+      ...amberTaskFlags(checkout),
+      `${checkout}/cli/main.ts`,
+    ]];
+  forms.push(`${checkout}: ${form}`);
   const mine: Case[] = [
     { key: "version", what: "amber --version", checkout, args: [...amber, "--version"] },
     { key: "plugins", what: "amber plugins list", checkout, args: [...amber, "plugins", "list"] },

@@ -133,8 +133,8 @@ export function describeLoadError(error: unknown): string {
     : "";
   // deno-lint-ignore no-control-regex
   const text = `${described}${cause}`.replace(/\x1b\[[0-9;]*m/g, "");
-  // Run from the checkout, amber reads its npm packages as `deno install` left them
-  // (`--node-modules-dir=manual`), so a package it was not installed with is not fetched on the
+  // Run from the checkout, amber reads its npm packages as `deno task` (or `deno install`) set them
+  // up (`--node-modules-dir=manual`), so a package it was not installed with is not fetched on the
   // fly: say what to do instead.
   const missing = /Could not find a matching package for '(npm:[^']+)' in the node_modules/
     .exec(text);

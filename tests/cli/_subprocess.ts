@@ -11,7 +11,10 @@ export const ROOT: string = fileURLToPath(new URL("../../", import.meta.url));
 export const MAIN: string = join(ROOT, "cli", "main.ts");
 /**
  * The flags `deno task amber` runs amber with (`--quiet`, `--node-modules-dir=manual`, its V8
- * heap size), its permissions left out: the tests run amber as the task does.
+ * heap size), its permissions left out: the tests run amber as the task does. `--quiet` matters
+ * on a terminal: Deno's module loader writes "clear to the end of the screen" to stderr each time
+ * a module it had not read yet is imported, and an import after the interactive session's first
+ * frame (the model catalog's, computed) wiped the prompt and the status bar.
  */
 export const TASK_FLAGS: readonly string[] = amberTaskFlags(ROOT);
 /** What `deno task amber` grants, with the network narrowed to loopback for tests. */

@@ -4,12 +4,12 @@
 // are cached once for every program of the user. Each amber start then threw away the cache of
 // the next Deno program the user ran, and that program amber's: a small Deno script took 1.35x
 // its CPU after such an amber, and amber 1.27x after the script. Every way amber starts, its
-// plugins' processes and the tests are held to heap flags here.
-// (tests/cli/install_test.ts checks the installed command's shim.)
+// tests are held to heap flags here. (tests/cli/install_test.ts checks the installed command's
+// shim; tests/core/sandbox_process_test.ts the plugin process's whole command line, whose only V8
+// flag is its heap limit.)
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { pluginProcessCommand } from "@amber/core/sandbox";
 import { amberTaskFlags } from "../../tools/amber_task.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -30,19 +30,6 @@ Deno.test("deno task amber, compile and test give V8 heap sizes only", () => {
   assert.deepEqual(codeFlags(amberTaskFlags(ROOT)), []);
   assert.ok(amberTaskFlags(ROOT).some((flag) => flag.startsWith("--v8-flags=")));
   for (const task of ["compile", "test"]) assert.deepEqual(codeFlags(taskArgs(task)), [], task);
-});
-
-Deno.test("a sandboxed plugin's process gets a heap limit and no other V8 flag", () => {
-  const { args } = pluginProcessCommand({
-    specifier: "file:///plugins/greeter/mod.ts",
-    pluginId: "greeter",
-    grant: {},
-    workspace: "/ws",
-    dataDir: "/cfg/greeter/data",
-    readFolders: ["/plugins/greeter"],
-  });
-  assert.deepEqual(codeFlags(args), []);
-  assert.ok(args.includes("--v8-flags=--max-old-space-size=512"), args.join(" "));
 });
 
 Deno.test("a flag that changes compiled code is caught", () => {

@@ -3,22 +3,13 @@
 // capture-pane, polling until what it expects appears (every wait has a generous deadline and
 // says what it waited for). Disposing it kills the tmux server and what runs in it.
 
-import { fileURLToPath } from "node:url";
-import { amberTaskFlags } from "../../tools/amber_task.ts";
+import { MAIN, TASK_FLAGS } from "../cli/_subprocess.ts";
 
-const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
+// The terminal tests run amber with the task's flags as the CLI tests do; `--quiet` among them
+// matters most here (see TASK_FLAGS).
+export { TASK_FLAGS };
+
 const STEP_MS = 20_000;
-
-/**
- * The flags `deno task amber` runs amber with (not its permissions: these tests grant all), so
- * that the terminal tests run amber as its users do. Among them is `--quiet`: on a terminal,
- * Deno's module loader writes "clear to the end of the screen" to stderr each time a module it had
- * not read yet is imported, and an import after the first frame (the model catalog's, computed)
- * wiped the prompt and the status bar, which nothing redrew.
- */
-export const TASK_FLAGS: readonly string[] = amberTaskFlags(
-  fileURLToPath(new URL("../../", import.meta.url)),
-);
 
 /** Whether tmux is installed (.ci/run installs it; a machine without it skips these tests). */
 export function hasTmux(): boolean {
