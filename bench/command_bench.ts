@@ -36,6 +36,9 @@ const checkouts = dirs.length > 0 ? dirs.map((dir) => Deno.realPathSync(dir)) : 
 const server = await FakeProvider.start({ encoders: [openaiEncoder] });
 const configDir = await Deno.makeTempDir({ prefix: "amber-bench-" });
 const workspace = await Deno.makeTempDir({ prefix: "amber-bench-ws-" });
+// `amber demo` keeps its workspace and transcript in a temporary folder for the user to look at:
+// every round's go there, removed with the rest at the end.
+const tmpDir = await Deno.makeTempDir({ prefix: "amber-bench-tmp-" });
 await Deno.writeTextFile(`${workspace}/notes.txt`, "forty-two\n");
 const oneLine = `${workspace}/one_line.ts`;
 await Deno.writeTextFile(oneLine, "console.log(1);\n");
@@ -147,7 +150,7 @@ async function measure(c: Case): Promise<Sample> {
   const start = performance.now();
   const output = await new Deno.Command(command, {
     args,
-    env: { AMBER_CONFIG_DIR: configDir, OPENAI_API_KEY: "sk-bench", NO_COLOR: "1" },
+    env: { AMBER_CONFIG_DIR: configDir, OPENAI_API_KEY: "sk-bench", NO_COLOR: "1", TMPDIR: tmpDir },
     cwd: workspace,
     stdout: "null",
     stderr: "piped",
@@ -200,4 +203,5 @@ for (const c of cases) {
 await server.close();
 await Deno.remove(configDir, { recursive: true });
 await Deno.remove(workspace, { recursive: true });
+await Deno.remove(tmpDir, { recursive: true });
 for (const root of roots) await Deno.remove(root, { recursive: true });

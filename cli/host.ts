@@ -183,6 +183,7 @@ export interface Host {
  * assert.equal(host.runtime.state("tool_read").status, "active");
  * assert.equal(host.coreServices.workspace.root, configDir);
  * await host.close();
+ * await Deno.remove(configDir, { recursive: true });
  * ```
  */
 export async function openHost(options: HostOptions = {}): Promise<Host> {

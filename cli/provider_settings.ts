@@ -225,11 +225,13 @@ const readEnv: EnvReader = (name) => Deno.env.get(name);
  * import assert from "node:assert/strict";
  * import { openHost } from "@amber/cli";
  * import { resolveProvider } from "./provider_settings.ts";
- * const host = await openHost({ configDir: await Deno.makeTempDir() });
+ * const configDir = await Deno.makeTempDir();
+ * const host = await openHost({ configDir });
  * const resolved = resolveProvider(host, { provider: "ollama" }, () => undefined);
  * assert.equal(resolved.settings.baseUrl, "http://127.0.0.1:11434/v1");
  * assert.equal(resolved.keySet, false);
  * await host.close();
+ * await Deno.remove(configDir, { recursive: true });
  * ```
  */
 export function resolveProvider(
@@ -293,12 +295,14 @@ export function resolveProvider(
  * import assert from "node:assert/strict";
  * import { openHost } from "@amber/cli";
  * import { requireKey, resolveProvider } from "./provider_settings.ts";
- * const host = await openHost({ configDir: await Deno.makeTempDir() });
+ * const configDir = await Deno.makeTempDir();
+ * const host = await openHost({ configDir });
  * assert.throws(
  *   () => requireKey(resolveProvider(host, { provider: "openai" }, () => undefined)),
  *   { name: "MissingKeyError", message: "set OPENAI_API_KEY to use provider 'openai'" },
  * );
  * await host.close();
+ * await Deno.remove(configDir, { recursive: true });
  * ```
  */
 export function requireKey(resolved: ResolvedProvider): string | undefined {
@@ -319,11 +323,13 @@ export function requireKey(resolved: ResolvedProvider): string | undefined {
  * import assert from "node:assert/strict";
  * import { openHost } from "@amber/cli";
  * import { resolveProvider, withImages } from "./provider_settings.ts";
- * const host = await openHost({ configDir: await Deno.makeTempDir() });
+ * const configDir = await Deno.makeTempDir();
+ * const host = await openHost({ configDir });
  * const resolved = resolveProvider(host, { provider: "ollama" }, () => undefined);
  * assert.equal(withImages(resolved, true).settings.images, true);
  * assert.equal(withImages(resolved, undefined), resolved);
  * await host.close();
+ * await Deno.remove(configDir, { recursive: true });
  * ```
  */
 export function withImages(
@@ -345,10 +351,12 @@ export function withImages(
  * import assert from "node:assert/strict";
  * import { openHost } from "@amber/cli";
  * import { accountSettings, resolveProvider } from "./provider_settings.ts";
- * const host = await openHost({ configDir: await Deno.makeTempDir() });
+ * const configDir = await Deno.makeTempDir();
+ * const host = await openHost({ configDir });
  * const resolved = resolveProvider(host, { provider: "deepseek" }, () => "sk-test");
  * assert.equal(accountSettings(resolved).provider, "deepseek");
  * await host.close();
+ * await Deno.remove(configDir, { recursive: true });
  * ```
  */
 export function accountSettings(

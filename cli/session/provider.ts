@@ -38,11 +38,13 @@ export type ProviderResolution =
  * import assert from "node:assert/strict";
  * import { openHost } from "@amber/cli";
  * import { resolveProviderFor } from "./provider.ts";
- * const host = await openHost({ configDir: await Deno.makeTempDir(), thirdParty: false });
+ * const configDir = await Deno.makeTempDir();
+ * const host = await openHost({ configDir, thirdParty: false });
  * const ollama = resolveProviderFor(host, { provider: "ollama" }, () => undefined);
  * assert.equal(ollama.ok && ollama.resolved.settings.baseUrl, "http://127.0.0.1:11434/v1");
  * assert.equal(resolveProviderFor(host, { provider: "nope" }).ok, false);
  * await host.close();
+ * await Deno.remove(configDir, { recursive: true });
  * ```
  */
 export function resolveProviderFor(
@@ -111,13 +113,15 @@ export interface AllowanceReader {
  * import { openHost } from "@amber/cli";
  * import { resolveProvider } from "../provider_settings.ts";
  * import { allowanceRecorder } from "./provider.ts";
- * const host = await openHost({ configDir: await Deno.makeTempDir() });
+ * const configDir = await Deno.makeTempDir();
+ * const host = await openHost({ configDir });
  * const resolved = resolveProvider(host, { provider: "ollama" }, () => undefined);
  * const snapshot = { windows: [] };
  * allowanceRecorder(host, resolved, { allowanceFromHeaders: () => snapshot })(200, new Headers());
  * const request = { provider: "ollama", baseUrl: resolved.settings.baseUrl };
  * assert.deepEqual(host.registries.allowance.snapshot(request), snapshot);
  * await host.close();
+ * await Deno.remove(configDir, { recursive: true });
  * ```
  */
 export function allowanceRecorder(

@@ -196,10 +196,12 @@ function redactValue<T>(value: T, redactor: SecretRedactor): T {
  * import assert from "node:assert/strict";
  * import { openHost } from "@amber/cli";
  * import { configuredKeys } from "./redact.ts";
- * const host = await openHost({ configDir: await Deno.makeTempDir(), thirdParty: false });
+ * const configDir = await Deno.makeTempDir();
+ * const host = await openHost({ configDir, thirdParty: false });
  * const env = (name: string) => name === "ANTHROPIC_API_KEY" ? "sk-ant-secret" : undefined;
  * assert.deepEqual(configuredKeys(host, env), ["sk-ant-secret"]);
  * await host.close();
+ * await Deno.remove(configDir, { recursive: true });
  * ```
  */
 export function configuredKeys(

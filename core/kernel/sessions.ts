@@ -49,6 +49,7 @@ export interface SessionSummary {
  * const [summary] = await listSessions(dir);
  * assert.equal(summary.cost, 0.75);
  * assert.equal(summary.compactions, 1);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function listSessions(configDir: string): Promise<SessionSummary[]> {

@@ -231,6 +231,7 @@ export function newSessionId(now: Date): string {
  * file.close();
  * const loaded = await SessionFile.load(dir, "demo");
  * assert.equal(loaded.messages.length, 1);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export class SessionFile {

@@ -22,11 +22,11 @@ class WorkerProcess {
   readonly #child: Deno.ChildProcess;
   readonly #done: Promise<void>;
 
-  constructor(name: string, url: string, configDir: string) {
+  constructor(name: string, url: string, configDir: string, tmpDir: string) {
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", ...PERMISSIONS, MAIN, "worker", "--queue", url, "--concurrency", "2"]
         .concat(["--name", name]),
-      env: { NO_COLOR: "1", AMBER_CONFIG_DIR: configDir, OPENAI_API_KEY: KEY },
+      env: { NO_COLOR: "1", AMBER_CONFIG_DIR: configDir, OPENAI_API_KEY: KEY, TMPDIR: tmpDir },
       stdin: "null",
       stdout: "null",
       stderr: "piped",
@@ -110,6 +110,9 @@ Deno.test({
     try {
       const configDir = join(root, "config");
       await Deno.mkdir(configDir);
+      // The workers' temporary folder, where each job has its scratch folder while it runs.
+      const tmpDir = join(root, "tmp");
+      await Deno.mkdir(tmpDir);
       // A dead worker's lock lapses after 3 s (long enough that a live worker on a loaded
       // machine renews its own in time); the live ones look for such jobs every 0.5 s. The fake
       // provider is on loopback, which workers allow only when listed.
@@ -144,7 +147,7 @@ Deno.test({
       const tasks = join(root, "tasks.jsonl");
       await Deno.writeTextFile(tasks, lines.join("\n") + "\n");
 
-      const first = new WorkerProcess("w1", redis.url, configDir);
+      const first = new WorkerProcess("w1", redis.url, configDir, tmpDir);
       workers.push(first);
       await first.waitFor(/^amber worker: w1 on /);
       const submitted = await runAmber(configDir, ["batch", "submit", tasks, "--queue", redis.url]);
@@ -158,7 +161,7 @@ Deno.test({
       const inFlight = first.jobs("started");
       assert.equal(inFlight.length, 2);
       for (const name of ["w2", "w3"]) {
-        const worker = new WorkerProcess(name, redis.url, configDir);
+        const worker = new WorkerProcess(name, redis.url, configDir, tmpDir);
         workers.push(worker);
         await worker.waitFor(new RegExp(`^amber worker: ${name} on `));
       }
@@ -250,6 +253,12 @@ Deno.test({
       // A signal stops an idle worker at once.
       for (const worker of workers.slice(1)) worker.kill("SIGTERM");
       for (const worker of workers.slice(1)) assert.equal((await worker.status()).code, 0);
+      // Every job a live worker ran took its scratch folder away; only the two the killed one
+      // was running are left (nothing ran to remove them).
+      const left = [];
+      for await (const entry of Deno.readDir(tmpDir)) left.push(entry.name);
+      assert.equal(left.length, 2, left.join(", "));
+      assert.ok(left.every((name) => name.startsWith("amber-job-")), left.join(", "));
     } finally {
       for (const worker of workers) worker.kill("SIGKILL");
       for (const worker of workers) await worker.status();
