@@ -4,7 +4,8 @@
  * line per test, then every failure with its name and error, then the plain line
  * `N passed, N failed` (and the skipped count), read from the JUnit report. The report is written
  * where `--junit-path` says (as `.ci/run` asks), else to a temporary file that is removed. The
- * exit code is `deno test`'s.
+ * tests run with amber's cache folder (AMBER_CACHE_DIR) in a temporary folder, unless it is set.
+ * The exit code is `deno test`'s.
  *
  * Run as `deno run --allow-run --allow-read --allow-write --allow-env .ci/test_summary.ts
  * <deno test arguments>`.
@@ -81,8 +82,15 @@ async function main(args: readonly string[]): Promise<number> {
   const given = args.find((arg) => arg.startsWith("--junit-path="))?.slice("--junit-path=".length);
   const report = given ?? await Deno.makeTempFile({ suffix: ".xml" });
   const rest = args.filter((arg) => !arg.startsWith("--junit-path=") && arg !== "--reporter=dot");
+  // amber keeps what the price table says of a model in its cache folder (`~/.cache/amber` unless
+  // AMBER_CACHE_DIR names one): the tests' sessions get one of their own, removed afterwards, so
+  // that running the tests writes nothing into the user's home.
+  const cacheDir = Deno.env.get("AMBER_CACHE_DIR") === undefined
+    ? await Deno.makeTempDir({ prefix: "amber-test-cache-" })
+    : undefined;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["test", "--reporter=dot", `--junit-path=${report}`, ...rest],
+    env: cacheDir === undefined ? {} : { AMBER_CACHE_DIR: cacheDir },
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -122,6 +130,7 @@ async function main(args: readonly string[]): Promise<number> {
     // No report: `deno test` stopped before running (a type error); its output says why.
   }
   if (given === undefined) await Deno.remove(report).catch(() => {});
+  if (cacheDir !== undefined) await Deno.remove(cacheDir, { recursive: true }).catch(() => {});
   if (cases === undefined || (status.code !== 0 && !cases.some((c) => c.outcome === "failed"))) {
     console.log(other.join("\n").trim());
   }

@@ -50,9 +50,9 @@ Deno.test("deno task install puts an amber command in the install root that work
     const output = await new Deno.Command(command, {
       args,
       cwd: elsewhere,
-      // Nothing of the checkout's environment but where Deno keeps its cache.
+      // Nothing of the checkout's environment but where the caches are.
       env: {
-        ...denoEnv(),
+        ...cacheEnv(),
         PATH: path,
         AMBER_CONFIG_DIR: config,
         NO_COLOR: "1",
@@ -188,9 +188,11 @@ export default {
 };
 `;
 
-function denoEnv(): Record<string, string> {
+// Where Deno keeps its cache, and where the test run keeps amber's cache and temporary files (the
+// test task names them, so that the tests write nothing into the user's home).
+function cacheEnv(): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const name of ["HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {
+  for (const name of ["HOME", "DENO_DIR", "XDG_CACHE_HOME", "AMBER_CACHE_DIR", "TMPDIR"]) {
     const value = Deno.env.get(name);
     if (value !== undefined) kept[name] = value;
   }

@@ -67,7 +67,7 @@ Deno.test({
     await tmux.type("change the port");
     await tmux.keys("Enter");
     const question = await tmux.waitFor(/\+ port = 9090/, "the diff in the approval question");
-    assert.match(question, /config\.txt \+1 -1 \(outside the workspace\)/);
+    assert.match(question, /config\.txt \+1 -1\s+\(outside the workspace\)/);
     assert.match(question, /@@ -1,3 \+1,3 @@/);
     assert.match(question, /1 {3}name = demo\n2 - port = 8080\n2 \+ port = 9090\n3 {3}host/);
     // The question and its choices stay below the diff.
@@ -185,7 +185,7 @@ Deno.test({
     await tmux.keys("Enter");
     const question = await tmux.waitFor(/more lines · full diff/, "the cut diff");
     assert.match(question, /Allow write/, "the question stays in view");
-    assert.match(question, /list\.txt \+60 -0 \(outside the workspace\)/);
+    assert.match(question, /list\.txt \+60 -0\s+\(outside the workspace\)/);
     assert.match(question, /1 \+ entry 1\n/);
     assert.match(question, /allow once[\s\S]*deny/, "the choices stay in view");
     assert.doesNotMatch(question, /entry 60/);
@@ -221,7 +221,7 @@ Deno.test({
       w.workspace,
     );
     const screen = await tmux.waitFor(/\? allow edit/, "the approval question");
-    assert.match(screen, /config\.txt \+1 -1 \(outside the workspace\)/);
+    assert.match(screen, /config\.txt \+1 -1\s+\(outside the workspace\)/);
     assert.match(screen, /2 - port = 8080\n2 \+ port = 9090\n[\s\S]*\? allow edit/);
     await tmux.type("y");
     await tmux.keys("Enter");

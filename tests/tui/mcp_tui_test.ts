@@ -431,9 +431,12 @@ Deno.test("a workspace server is approved before it starts; /mcp approve records
     assert.match(asked[0], /^tui .*\.mcp\.json$/);
     assert.equal(w.tui.host.mcp?.get("tui"), undefined, "a declined server is not started");
     w.terminal.type("/mcp list\r");
-    await w.waitFor(/tui {2}awaiting approval {2}.*\.mcp\.json/);
+    // The temporary workspace's path is as long as TMPDIR makes it: the lines may wrap.
+    await w.waitFor(/tui {2}awaiting approval\s[\s\S]*?\.mcp\.json/);
     w.terminal.type("/mcp approve tui\r");
-    await w.waitFor(/approved tui of .*: it starts the next time amber starts here/);
+    await w.waitFor(
+      /approved tui of\s[\s\S]*?\.mcp\.json:\s+it\s+starts\s+the\s+next\s+time\s+amber\s+starts\s+here/,
+    );
     const approvals = JSON.parse(await Deno.readTextFile(`${w.configDir}/mcp/approvals.json`));
     assert.equal(Object.keys(Object.values(approvals.workspaces)[0] as object).join(), "tui");
   }
@@ -519,7 +522,7 @@ Deno.test({
       const question = await tmux.waitFor(/\[y\/N\]/, "the question");
       assert.match(
         question,
-        /Start MCP server 'tui' from \S*\.mcp\.json: \S*deno run -A \S*_mcp_server\.ts\? \[y\/N\]/,
+        /Start MCP server 'tui' from \S*\.mcp\.json:\s+\S*deno run -A \S*_mcp_server\.ts\?\s+\[y\/N\]/,
       );
       await tmux.type("y");
       await tmux.keys("Enter");
