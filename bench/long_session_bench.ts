@@ -71,78 +71,90 @@ interface Sample {
   rss: number;
   body: number;
 }
-const samples = new Map<string, Sample[]>();
-for (let round = 0; round < args.rounds; round++) {
-  for (const checkout of inOrder(round, checkouts)) {
-    for (const dialect of inOrder(round, dialects)) {
-      const figures = await inProcess(checkout, dialect);
-      const window = (xs: number[], [from, to]: [number, number]) => median(xs.slice(from, to));
-      const sample: Sample = {
-        early: window(figures.stepMs, early),
-        late: window(figures.stepMs, late),
-        earlyRequest: window(figures.requestMs, early),
-        lateRequest: window(figures.requestMs, late),
-        heap: figures.heapBytes,
-        rss: figures.rssBytes,
-        body: figures.bodyChars.at(-1) ?? 0,
-      };
-      const key = `${checkout}\0${dialect}`;
-      samples.set(key, [...(samples.get(key) ?? []), sample]);
-      console.error(
-        `round ${round + 1}: ${dialect} (${checkout}): step ${ms(sample.early)} -> ${
-          ms(sample.late)
-        }`,
+// The sessions and the table, in here so that `deno task bench` (which finds this file too, without
+// the permission to start a process) can be told how to run it instead.
+async function main(): Promise<void> {
+  const samples = new Map<string, Sample[]>();
+  for (let round = 0; round < args.rounds; round++) {
+    for (const checkout of inOrder(round, checkouts)) {
+      for (const dialect of inOrder(round, dialects)) {
+        const figures = await inProcess(checkout, dialect);
+        const window = (xs: number[], [from, to]: [number, number]) => median(xs.slice(from, to));
+        const sample: Sample = {
+          early: window(figures.stepMs, early),
+          late: window(figures.stepMs, late),
+          earlyRequest: window(figures.requestMs, early),
+          lateRequest: window(figures.requestMs, late),
+          heap: figures.heapBytes,
+          rss: figures.rssBytes,
+          body: figures.bodyChars.at(-1) ?? 0,
+        };
+        const key = `${checkout}\0${dialect}`;
+        samples.set(key, [...(samples.get(key) ?? []), sample]);
+        console.error(
+          `round ${round + 1}: ${dialect} (${checkout}): step ${ms(sample.early)} -> ${
+            ms(sample.late)
+          }`,
+        );
+      }
+    }
+  }
+
+  const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  const kb = (chars: number): string => `${Math.round(chars / 1024)} KB`;
+  function ms(x: number): string {
+    return `${x.toFixed(3)} ms`;
+  }
+  console.log(
+    `${steps} steps after a ${WARM_UP_STEPS}-step warm-up session, medians of ${args.rounds}` +
+      ` rounds. step: one model call to the next; req.: the dialect's chatRequest;` +
+      ` early: steps ${early[0]}-${early[1]}; late: steps ${late[0]}-${late[1]}`,
+  );
+  console.log(
+    [
+      "dialect".padEnd(17),
+      "step early".padStart(10),
+      "step late".padStart(10),
+      "ratio".padStart(6),
+      "req. early".padStart(11),
+      "req. late".padStart(12),
+      "body".padStart(7),
+      "heap".padStart(9),
+      "rss".padStart(9),
+      "  checkout",
+    ].join(" "),
+  );
+  for (const dialect of dialects) {
+    for (const checkout of checkouts) {
+      const all = samples.get(`${checkout}\0${dialect}`) ?? [];
+      if (all.length === 0) continue;
+      const of = (pick: (s: Sample) => number): number => median(all.map(pick));
+      const e = of((s) => s.early);
+      const l = of((s) => s.late);
+      console.log(
+        [
+          dialect.padEnd(17),
+          ms(e).padStart(10),
+          ms(l).padStart(10),
+          `${(l / e).toFixed(2)}x`.padStart(6),
+          ms(of((s) => s.earlyRequest)).padStart(11),
+          ms(of((s) => s.lateRequest)).padStart(12),
+          kb(of((s) => s.body)).padStart(7),
+          mb(of((s) => s.heap)).padStart(9),
+          mb(of((s) => s.rss)).padStart(9),
+          `  ${checkout}`,
+        ].join(" "),
       );
     }
   }
 }
 
-const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-const kb = (chars: number): string => `${Math.round(chars / 1024)} KB`;
-function ms(x: number): string {
-  return `${x.toFixed(3)} ms`;
-}
-console.log(
-  `${steps} steps after a ${WARM_UP_STEPS}-step warm-up session, medians of ${args.rounds}` +
-    ` rounds. step: one model call to the next; req.: the dialect's chatRequest;` +
-    ` early: steps ${early[0]}-${early[1]}; late: steps ${late[0]}-${late[1]}`,
-);
-console.log(
-  [
-    "dialect".padEnd(17),
-    "step early".padStart(10),
-    "step late".padStart(10),
-    "ratio".padStart(6),
-    "req. early".padStart(11),
-    "req. late".padStart(12),
-    "body".padStart(7),
-    "heap".padStart(9),
-    "rss".padStart(9),
-    "  checkout",
-  ].join(" "),
-);
-for (const dialect of dialects) {
-  for (const checkout of checkouts) {
-    const all = samples.get(`${checkout}\0${dialect}`) ?? [];
-    if (all.length === 0) continue;
-    const of = (pick: (s: Sample) => number): number => median(all.map(pick));
-    const e = of((s) => s.early);
-    const l = of((s) => s.late);
-    console.log(
-      [
-        dialect.padEnd(17),
-        ms(e).padStart(10),
-        ms(l).padStart(10),
-        `${(l / e).toFixed(2)}x`.padStart(6),
-        ms(of((s) => s.earlyRequest)).padStart(11),
-        ms(of((s) => s.lateRequest)).padStart(12),
-        kb(of((s) => s.body)).padStart(7),
-        mb(of((s) => s.heap)).padStart(9),
-        mb(of((s) => s.rss)).padStart(9),
-        `  ${checkout}`,
-      ].join(" "),
-    );
-  }
+if (Deno.permissions.querySync({ name: "run", command: Deno.execPath() }).state === "granted") {
+  await main();
+} else {
+  console.log(
+    "bench/long_session_bench.ts runs each session in a process: deno run -A bench/long_session_bench.ts",
+  );
 }
 
 /** One session in a fresh process, resolving @amber/* through `checkout`'s configuration. */
