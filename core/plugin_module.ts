@@ -55,7 +55,8 @@ export interface PluginHostApi {
  *
  * @example
  * ```ts
- * import type { PluginFactory } from "@amber/core";
+ * import assert from "node:assert/strict";
+ * import { createPluginHostApi, type PluginFactory } from "@amber/core";
  * const factory: PluginFactory = (api) => ({
  *   id: "quiet",
  *   version: "1.0.0",
@@ -66,6 +67,9 @@ export interface PluginHostApi {
  *   shutdown: () => {},
  *   capabilities: () => [{ kind: "prompt", name: "quiet", priority: 400, render: () => "Be brief." }],
  * });
+ * const plugin = await factory(createPluginHostApi("0.1.0"));
+ * assert.equal(plugin.category, "other");
+ * assert.deepEqual(plugin.bound, { prompts: { kind: "exact", ids: ["quiet"] } });
  * ```
  */
 export type PluginFactory = (api: PluginHostApi) => Plugin | Promise<Plugin>;
