@@ -39,6 +39,9 @@ const workspace = await Deno.makeTempDir({ prefix: "amber-bench-ws-" });
 // `amber demo` keeps its workspace and transcript in a temporary folder for the user to look at:
 // every round's go there, removed with the rest at the end.
 const tmpDir = await Deno.makeTempDir({ prefix: "amber-bench-tmp-" });
+// amber's cache folder (the price table's answers): the bench's own, not the user's; warm after
+// the first round, as a user's is.
+const cacheDir = `${tmpDir}/cache`;
 await Deno.writeTextFile(`${workspace}/notes.txt`, "forty-two\n");
 const oneLine = `${workspace}/one_line.ts`;
 await Deno.writeTextFile(oneLine, "console.log(1);\n");
@@ -150,7 +153,13 @@ async function measure(c: Case): Promise<Sample> {
   const start = performance.now();
   const output = await new Deno.Command(command, {
     args,
-    env: { AMBER_CONFIG_DIR: configDir, OPENAI_API_KEY: "sk-bench", NO_COLOR: "1", TMPDIR: tmpDir },
+    env: {
+      AMBER_CONFIG_DIR: configDir,
+      AMBER_CACHE_DIR: cacheDir,
+      OPENAI_API_KEY: "sk-bench",
+      NO_COLOR: "1",
+      TMPDIR: tmpDir,
+    },
     cwd: workspace,
     stdout: "null",
     stderr: "piped",
