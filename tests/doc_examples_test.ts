@@ -3,21 +3,11 @@
 // cannot run there (a real terminal, a plugin process) are marked `ts ignore` and are not run.
 
 import { ok } from "node:assert/strict";
+import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { join, relative } from "node:path";
+import { MEMBERS, projectModules } from "../.ci/cycles.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const PACKAGES = ["core", "registries", "providers", "plugins", "cli", "mcp"];
-
-async function* sourceFiles(dir: string): AsyncGenerator<string> {
-  for await (const entry of Deno.readDir(dir)) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory && !entry.name.startsWith(".")) yield* sourceFiles(path);
-    else if (entry.isFile && entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) {
-      yield path;
-    }
-  }
-}
 
 /** The ```ts blocks of a file's doc comments that `deno test --doc` runs: where each starts. */
 function runnableExamples(text: string): { line: number; code: string }[] {
@@ -53,14 +43,10 @@ Deno.test("runnableExamples finds the blocks deno test --doc runs, not the ignor
 Deno.test("every doc example that runs asserts something", async () => {
   const without: string[] = [];
   let examples = 0;
-  for (const pkg of PACKAGES) {
-    for await (const file of sourceFiles(join(ROOT, pkg))) {
-      for (const example of runnableExamples(await Deno.readTextFile(file))) {
-        examples++;
-        if (!/\bassert\b/.test(example.code)) {
-          without.push(`${relative(ROOT, file)}:${example.line}`);
-        }
-      }
+  for (const file of await projectModules(ROOT, MEMBERS)) {
+    for (const example of runnableExamples(await Deno.readTextFile(file))) {
+      examples++;
+      if (!/\bassert\b/.test(example.code)) without.push(`${relative(ROOT, file)}:${example.line}`);
     }
   }
   ok(examples > 100, `only ${examples} examples found: is the walk right?`);
