@@ -15,7 +15,7 @@ import {
   type LifecycleHost,
 } from "./_lifecycle.ts";
 import { DISABLED, NO_FAILURES, type PluginRecord, REGISTERED } from "./_plugin_record.ts";
-import { defaultOn, readOn, writeOn } from "./_state_io.ts";
+import { defaultOn, readOn, stateFolders, writeOn } from "./_state_io.ts";
 import type { PluginState } from "./plugin.ts";
 import {
   type Diagnostic,
@@ -47,11 +47,12 @@ export async function startAll(host: TransitionHost): Promise<void> {
   // after another, the start waited on each. What a read reports is said in registration order.
   const said = registered.map((): Diagnostic[] => []);
   const on: boolean[] = [];
+  const folders = configDir === undefined ? undefined : await stateFolders(configDir);
   for (let first = 0; first < registered.length; first += STATE_READS) {
     on.push(
       ...await Promise.all(
         registered.slice(first, first + STATE_READS).map((record, k) =>
-          configDir === undefined
+          configDir === undefined || folders?.has(record.plugin.id) === false
             ? defaultOn(host.allOn, record.plugin)
             : readOn(configDir, host.allOn, record.plugin, (d) => said[first + k].push(d))
         ),

@@ -363,6 +363,46 @@ Deno.test("many plugins' states read at once: each its own, corrupt ones said in
   deepStrictEqual(diagnostics.map((d) => d.pluginId), ["p07", "p50"]);
 });
 
+Deno.test("plugin states are read from the plugins/ folder's listing: a plugin without a folder takes its default", async () => {
+  await using tmp = await tempDir();
+  const off = pluginStatePath(tmp.dir, "off");
+  await Deno.mkdir(off.replace(/plugin\.conf$/, ""), { recursive: true });
+  await Deno.writeTextFile(off, "enabled = false\n");
+  // A folder with no plugin.conf in it, and one for a plugin not registered.
+  await Deno.mkdir(`${tmp.dir}/plugins/empty`, { recursive: true });
+  await Deno.mkdir(`${tmp.dir}/plugins/stranger`, { recursive: true });
+  const diagnostics: Diagnostic[] = [];
+  const { runtime } = makeRuntime({ configDir: tmp.dir, onDiagnostic: (d) => diagnostics.push(d) });
+  for (const id of ["off", "empty", "absent"]) {
+    runtime.register(makePlugin(id, [capabilityOf("tool", id)]));
+  }
+  const quiet = makePlugin("quiet", [capabilityOf("tool", "quiet")]);
+  runtime.register({ ...quiet, enabledByDefault: false });
+  await runtime.start();
+  deepStrictEqual(
+    ["off", "empty", "absent", "quiet"].map((id) => runtime.state(id).status),
+    ["disabled", "active", "active", "disabled"],
+  );
+  deepStrictEqual(diagnostics, []);
+});
+
+Deno.test("a plugins/ folder that cannot be listed: every plugin's file is read, and what is wrong said per plugin", async () => {
+  await using tmp = await tempDir();
+  // A file where the folder should be: listing it fails, and so does reading plugins/a/plugin.conf.
+  await Deno.writeTextFile(`${tmp.dir}/plugins`, "not a folder\n");
+  const diagnostics: Diagnostic[] = [];
+  const { runtime } = makeRuntime({ configDir: tmp.dir, onDiagnostic: (d) => diagnostics.push(d) });
+  runtime.register(makePlugin("a", [capabilityOf("tool", "a")]));
+  runtime.register(makePlugin("b", [capabilityOf("tool", "b")]));
+  await runtime.start();
+  deepStrictEqual([runtime.state("a").status, runtime.state("b").status], ["active", "active"]);
+  deepStrictEqual(diagnostics.map((d) => [d.pluginId, d.where]), [
+    ["a", "plugin.conf"],
+    ["b", "plugin.conf"],
+  ]);
+  match(diagnostics[0].message, /cannot read/);
+});
+
 Deno.test("concurrent setState calls never tear the file and the last call wins", async () => {
   await using tmp = await tempDir();
   const { runtime, registries } = makeRuntime({ configDir: tmp.dir });
