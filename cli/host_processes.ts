@@ -74,6 +74,9 @@ interface Live {
 export class HostProcesses implements ProcessPolicy {
   readonly #options: HostProcessesOptions;
   readonly #live = new Set<Live>();
+  // Records of groups already gone whose removal from disk has not finished: a group leaves
+  // `#live` when it ends, before its record is removed, and `stopAll` waits for these too.
+  readonly #forgetting = new Set<Promise<void>>();
   readonly #keys = new Set<string>();
   readonly #handlers = new Map<Deno.Signal, () => void>();
   readonly #onUnload = (): void => {
@@ -119,17 +122,27 @@ export class HostProcesses implements ProcessPolicy {
     if (this.#listening) this.#arm();
     const forget = async (): Promise<void> => {
       this.#live.delete(live);
-      await (await record)?.forget();
+      const forgotten = record.then((written) => written?.forget());
+      this.#forgetting.add(forgotten);
+      try {
+        await forgotten;
+      } finally {
+        this.#forgetting.delete(forgotten);
+      }
     };
     live.ended = group.finished.then(forget, forget);
   }
 
-  /** Stops every group still running and waits until each is gone. */
+  /**
+   * Stops every group still running and waits until each is gone and no record of one is left on
+   * disk (a group that ended on its own may still be having its record removed).
+   */
   async stopAll(): Promise<void> {
     await Promise.all([...this.#live].map(async (live) => {
       await live.group.stop().catch(() => {});
       await live.ended;
     }));
+    await Promise.allSettled([...this.#forgetting]);
   }
 
   /**

@@ -227,6 +227,32 @@ Deno.test("the host records what it tracks while it runs and forgets it when it 
   deepStrictEqual(await Array.fromAsync(Deno.readDir(dir)), []);
 });
 
+Deno.test("stopAll after a group ended on its own returns once its record is off the disk", async () => {
+  // A host closing right after a command ends (a session's last tool call): the group has left the
+  // running set while its record is still being written or removed, and whoever closes the host
+  // may remove the config folder next. Short commands, many times: the window is a few file ops.
+  await using tmp = await tempDir();
+  const dir = join(tmp.dir, RECORDS_DIR);
+  const processes = new HostProcesses({ configDir: tmp.dir });
+  for (let round = 0; round < 50; round++) {
+    const group = await startProcessGroup({
+      argv: ["true"],
+      cwd: tmp.dir,
+      env: processes.environment().env,
+      onOutput: () => {},
+    });
+    processes.track(group, ["true"]);
+    await group.finished;
+    await processes.stopAll();
+    strictEqual(processes.running, 0);
+    const left = await Array.fromAsync(Deno.readDir(dir)).then(
+      (e) => e.map((x) => x.name),
+      () => [],
+    );
+    deepStrictEqual(left, [], `round ${round}`);
+  }
+});
+
 Deno.test("recordProcess refuses a pid that is not running", async () => {
   await using tmp = await tempDir();
   const error = await recordProcess(tmp.dir, 2 ** 22 + 12345, { command: ["x"] }).then(
